@@ -1,0 +1,54 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// One target per responsibility; arrows point inward (see README "Architecture").
+let package = Package(
+    name: "talking-clock",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "talking-clock", targets: ["talking-clock"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // C shims: exactly one Swift target imports each.
+        .systemLibrary(name: "CAlsa", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CLinux"),
+
+        // Pure: time, phrases, schedule, timelines, config and protocol parsing. Foundation only.
+        .target(name: "TalkingClockCore"),
+        // Pack manifest + decoding (the only importer of CSndfile).
+        .target(name: "SoundPack", dependencies: ["TalkingClockCore", "CSndfile"]),
+        // Sequencer/mixer, the AudioSink protocol, per-clip completion.
+        .target(name: "Playback", dependencies: ["TalkingClockCore"]),
+        // AudioSink over ALSA (the only importer of CAlsa).
+        .target(name: "ALSAOutput", dependencies: ["Playback", "CAlsa"]),
+        // Event loop, timers, control socket, state, config files: the only owner of fds.
+        .target(
+            name: "Daemon",
+            dependencies: [
+                "TalkingClockCore", "SoundPack", "Playback", "ALSAOutput", "CLinux",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "talking-clock",
+            dependencies: [
+                "TalkingClockCore", "SoundPack", "Playback", "ALSAOutput", "Daemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(name: "TestSupport", dependencies: ["TalkingClockCore", "Playback", "SoundPack"]),
+
+        .testTarget(name: "TalkingClockCoreTests", dependencies: ["TalkingClockCore", "TestSupport"]),
+        .testTarget(name: "SoundPackTests", dependencies: ["SoundPack", "TestSupport"]),
+        .testTarget(name: "PlaybackTests", dependencies: ["Playback", "TestSupport"]),
+        .testTarget(name: "ALSAOutputTests", dependencies: ["ALSAOutput", "Playback", "SoundPack", "TestSupport"]),
+        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
+    ]
+)
