@@ -1,0 +1,51 @@
+import Foundation
+
+/// Where sound packs are found, so the binary works both from the repository and installed.
+public enum PackLocator {
+    /// Directories searched for a pack given by name, in order.
+    public static func searchPaths(environment: [String: String] = ProcessInfo.processInfo.environment) -> [URL] {
+        var paths: [URL] = []
+        let home = environment["HOME"].map { URL(fileURLWithPath: $0) }
+        if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
+            paths.append(URL(fileURLWithPath: data).appendingPathComponent("talking-clock/packs"))
+        } else if let home {
+            paths.append(home.appendingPathComponent(".local/share/talking-clock/packs"))
+        }
+        if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            var dir = URL(fileURLWithPath: exe).deletingLastPathComponent()
+            // Installed: PREFIX/bin/talking-clock with packs in PREFIX/share/talking-clock/packs.
+            paths.append(dir.deletingLastPathComponent().appendingPathComponent("share/talking-clock/packs"))
+            // From a checkout: .build/<config>/talking-clock, with the packs in Sounds/ above it.
+            for _ in 0..<5 {
+                paths.append(dir.appendingPathComponent("Sounds"))
+                dir = dir.deletingLastPathComponent()
+            }
+        }
+        paths.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("Sounds"))
+        return paths
+    }
+
+    /// A pack given as a directory path (contains "/" or exists) or as a name.
+    public static func locate(_ pack: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> Result<URL, LocateError> {
+        var isDir: ObjCBool = false
+        if pack.contains("/") || (FileManager.default.fileExists(atPath: pack, isDirectory: &isDir) && isDir.boolValue) {
+            return .success(URL(fileURLWithPath: pack))
+        }
+        let searched = searchPaths(environment: environment)
+        for base in searched {
+            let candidate = base.appendingPathComponent(pack)
+            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("pack.json").path) {
+                return .success(candidate)
+            }
+        }
+        return .failure(LocateError(pack: pack, searched: searched.map(\.path)))
+    }
+
+    public struct LocateError: Error, CustomStringConvertible {
+        public var pack: String
+        public var searched: [String]
+        public var description: String {
+            "No sound pack named '\(pack)' was found (looked in \(searched.joined(separator: ", "))); pass --pack with the pack's directory, or install packs with scripts/install."
+        }
+    }
+}

@@ -1,0 +1,187 @@
+import TalkingClockCore
+
+/// How a clip ended.
+public enum ClipResult: Hashable, Sendable {
+    /// Its last sample was played (by the device's own delay accounting).
+    case finished
+    /// The announcement was cut (skip, shutdown) before its last sample played.
+    case interrupted
+    /// The device failed; the clip did not finish.
+    case failed(SinkError)
+}
+
+/// What the owner of a session should do next.
+public enum PumpResult: Hashable, Sendable {
+    /// Wait until the sink's descriptors are ready, or at most `timeout` seconds (nil: no limit).
+    case wait(timeout: Double?)
+    /// Every clip has reported; the session is over.
+    case done
+}
+
+/// Plays one rendered announcement on a sink as one continuous stream and reports each clip's
+/// completion when its last frame has been played.
+///
+/// With `anchorAt`, the session first feeds the device silence and places the timeline's anchor
+/// frame so that it plays at that wall-clock instant: the next frame written plays `delay/rate`
+/// seconds from now, so the silence still owed is `(anchorAt − now)·rate − delay − anchorFrame`,
+/// re-estimated on every write until the first real frame goes out.
+///
+/// Single-threaded: the owner calls `pump()` when the sink's descriptors are ready or the
+/// returned timeout expires, and `cancel()` to cut. Never sleeps.
+public final class PlaybackSession {
+    public enum State: Hashable, Sendable { case priming, playing, tail, finished }
+
+    public let timeline: Timeline
+    private let sink: any AudioSink
+    private let pcm: [Int16]
+    private let anchorAt: Double?
+    private let clock: () -> Double
+    private let onClip: (TimelineItem, ClipResult) -> Void
+    private let channels: Int
+    private let rate: Double
+
+    public private(set) var state: State
+    /// Frames handed to the sink so far (silence included).
+    public private(set) var written = 0
+    /// Stream frame at which the timeline starts (the silence written before it).
+    public private(set) var timelineStart: Int?
+    /// When the anchor frame was due to play, by the device's delay at the moment it was written.
+    public private(set) var predictedAnchorTime: Double?
+    /// The first error, if the device failed.
+    public private(set) var failure: SinkError?
+    private var pcmPosition = 0
+    private var pending: [Int]  // indices into timeline.items not yet reported, by end frame
+    private let silence: [Int16]
+
+    /// - Parameters:
+    ///   - pcm: `Mixer.render(timeline)` output (interleaved, `timeline.format`).
+    ///   - anchorAt: wall-clock instant (seconds since the epoch) for the anchor frame; nil = now.
+    ///   - clock: the wall clock (`CLOCK_REALTIME`), injected for tests.
+    ///   - onClip: called once per timeline item, in order of their end frames.
+    public init(
+        sink: any AudioSink, timeline: Timeline, pcm: [Int16], anchorAt: Double? = nil, clock: @escaping () -> Double,
+        onClip: @escaping (TimelineItem, ClipResult) -> Void = { _, _ in }
+    ) {
+        self.sink = sink
+        self.timeline = timeline
+        self.pcm = pcm
+        self.anchorAt = anchorAt
+        self.clock = clock
+        self.onClip = onClip
+        self.channels = timeline.format.channels
+        self.rate = Double(timeline.format.sampleRate)
+        self.state = anchorAt == nil ? .playing : .priming
+        self.pending = timeline.items.indices.sorted { timeline.items[$0].end < timeline.items[$1].end }
+        self.silence = [Int16](repeating: 0, count: max(1, sink.periodFrames) * timeline.format.channels)
+        if anchorAt == nil { timelineStart = 0 }
+    }
+
+    /// Writes what the device will take, reports finished clips, and says what to wait for.
+    public func pump() -> PumpResult {
+        guard state != .finished else { return .done }
+        do throws(SinkError) {
+            try fill()
+            let delay = try sink.delay()
+            reportFinished(played: written - delay)
+            if state == .tail && pending.isEmpty {
+                sink.stop()
+                state = .finished
+                return .done
+            }
+            return .wait(timeout: nextTimeout(played: written - delay))
+        } catch {
+            fail(error)
+            return .done
+        }
+    }
+
+    /// Cuts the announcement: unplayed clips report `.interrupted`; queued frames are discarded.
+    public func cancel() {
+        guard state != .finished else { return }
+        let played = written - ((try? sink.delay()) ?? 0)
+        reportFinished(played: played)
+        sink.stop()
+        for index in pending { onClip(timeline.items[index], .interrupted) }
+        pending.removeAll()
+        state = .finished
+    }
+
+    private func fail(_ error: SinkError) {
+        failure = error
+        for index in pending { onClip(timeline.items[index], .failed(error)) }
+        pending.removeAll()
+        state = .finished
+    }
+
+    private func fill() throws(SinkError) {
+        while true {
+            switch state {
+            case .priming:
+                let delay = try sink.delay()
+                let owed = Int((((anchorAt ?? 0) - clock()) * rate).rounded()) - delay - timeline.anchorFrame
+                if owed <= 0 {
+                    startTimeline(delay: delay)
+                    continue
+                }
+                // One period at a time, so that an early estimate (before the stream runs and
+                // reports its true delay) can never commit more silence than is owed.
+                if try writeSilence(max: min(owed, sink.periodFrames)) == 0 { return }
+            case .playing:
+                let remaining = pcm.count - pcmPosition
+                if remaining == 0 {
+                    state = .tail
+                    continue
+                }
+                let accepted = try pcm.withUnsafeBufferPointer { buffer throws(SinkError) in
+                    try sink.write(UnsafeBufferPointer(rebasing: buffer[pcmPosition...]))
+                }
+                if timelineStart == 0 && written == 0 && accepted > 0 {
+                    predictedAnchorTime = clock() + Double(timeline.anchorFrame) / rate
+                }
+                pcmPosition += accepted * channels
+                written += accepted
+                if accepted == 0 { return }
+            case .tail:
+                // Keep a device with a clock fed with silence until the last clip has been heard:
+                // letting it underrun would make its delay meaningless. A clockless sink is done.
+                if pending.isEmpty { return }
+                if try sink.delay() == 0 { return }
+                if try writeSilence(max: sink.periodFrames) == 0 { return }
+            case .finished:
+                return
+            }
+        }
+    }
+
+    private func startTimeline(delay: Int) {
+        timelineStart = written
+        predictedAnchorTime = clock() + Double(delay + timeline.anchorFrame) / rate
+        state = .playing
+    }
+
+    private func writeSilence(max frames: Int) throws(SinkError) -> Int {
+        let count = min(frames, silence.count / channels)
+        let accepted = try silence.withUnsafeBufferPointer { buffer throws(SinkError) in
+            try sink.write(UnsafeBufferPointer(rebasing: buffer[0..<(count * channels)]))
+        }
+        written += accepted
+        return accepted
+    }
+
+    private func reportFinished(played: Int) {
+        guard let start = timelineStart else { return }
+        while let first = pending.first, start + timeline.items[first].end <= played {
+            pending.removeFirst()
+            onClip(timeline.items[first], .finished)
+        }
+    }
+
+    private func nextTimeout(played: Int) -> Double? {
+        guard let start = timelineStart, let first = pending.first else {
+            // Priming: wake in time to re-estimate before the anchor.
+            return state == .priming ? 0.05 : nil
+        }
+        let framesLeft = start + timeline.items[first].end - played
+        return max(0, Double(framesLeft) / rate)
+    }
+}

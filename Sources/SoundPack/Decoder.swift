@@ -1,0 +1,92 @@
+import CSndfile
+import Foundation
+import TalkingClockCore
+
+/// Decoded audio of one clip: interleaved float samples in [-1, 1].
+public struct ClipAudio: Sendable {
+    public var format: StreamFormat
+    public var samples: [Float]
+
+    public init(format: StreamFormat, samples: [Float]) {
+        self.format = format
+        self.samples = samples
+    }
+
+    public var frames: Int { format.channels == 0 ? 0 : samples.count / format.channels }
+}
+
+/// What libsndfile says about a file without decoding it.
+public struct ClipInfo: Hashable, Sendable {
+    public var frames: Int
+    public var format: StreamFormat
+}
+
+/// Decoding with libsndfile: the only place that calls it.
+public enum ClipDecoder {
+    /// Longest clip a pack may contain.
+    public static let maxSeconds = 30
+
+    /// Reads the header. Names the file and the clip id in every error.
+    public static func info(path: String, clip: String) throws(PackError) -> ClipInfo {
+        var sfinfo = SF_INFO()
+        // sf_open: opens and parses the header.
+        guard let file = sf_open(path, Int32(SFM_READ), &sfinfo) else {
+            throw undecodable(path: path, clip: clip)
+        }
+        sf_close(file)
+        return try validate(sfinfo, path: path, clip: clip)
+    }
+
+    /// Decodes the whole clip as float samples.
+    public static func decode(path: String, clip: String) throws(PackError) -> ClipAudio {
+        var sfinfo = SF_INFO()
+        guard let file = sf_open(path, Int32(SFM_READ), &sfinfo) else {
+            throw undecodable(path: path, clip: clip)
+        }
+        defer { sf_close(file) }
+        let info = try validate(sfinfo, path: path, clip: clip)
+        var samples = [Float](repeating: 0, count: info.frames * info.format.channels)
+        // sf_readf_float: reads frames, normalised to [-1, 1).
+        let read = samples.withUnsafeMutableBufferPointer { buffer in
+            sf_readf_float(file, buffer.baseAddress, sf_count_t(info.frames))
+        }
+        guard read == info.frames else {
+            let reason = String(cString: sf_strerror(file))
+            throw PackError(
+                .undecodable, clip: clip,
+                "Clip '\(clip)' (\(path)) is truncated or damaged: its header promises \(info.frames) frames but only \(max(0, Int(read))) could be decoded (\(reason)). Re-export or regenerate the file.")
+        }
+        return ClipAudio(format: info.format, samples: samples)
+    }
+
+    private static func validate(_ sfinfo: SF_INFO, path: String, clip: String) throws(PackError) -> ClipInfo {
+        let channels = Int(sfinfo.channels)
+        let rate = Int(sfinfo.samplerate)
+        guard (1...2).contains(channels) else {
+            throw PackError(
+                .badChannels, clip: clip,
+                "Clip '\(clip)' (\(path)) has \(channels) channels; pack clips must be mono or stereo. Convert it, e.g. 'sox in.wav -c 1 out.flac'.")
+        }
+        guard (8000...192_000).contains(rate) else {
+            throw PackError(.undecodable, clip: clip, "Clip '\(clip)' (\(path)) claims a sample rate of \(rate) Hz; use 8000-192000 Hz.")
+        }
+        let frames = Int(sfinfo.frames)
+        guard frames > 0 else {
+            throw PackError(.emptyClip, clip: clip, "Clip '\(clip)' (\(path)) is empty (no audio frames); record or regenerate it.")
+        }
+        guard frames <= maxSeconds * rate else {
+            let seconds = Double(frames) / Double(rate)
+            throw PackError(
+                .tooLong, clip: clip,
+                "Clip '\(clip)' (\(path)) is \(String(format: "%.1f", seconds)) s long; clips may be at most \(maxSeconds) s. Trim it.")
+        }
+        return ClipInfo(frames: frames, format: StreamFormat(sampleRate: rate, channels: channels))
+    }
+
+    private static func undecodable(path: String, clip: String) -> PackError {
+        let reason = String(cString: sf_strerror(nil))
+        return PackError(
+            .undecodable, clip: clip,
+            "Clip '\(clip)' (\(path)) cannot be decoded: \(reason). Use WAV, FLAC, Ogg/Vorbis, AIFF or CAF.")
+    }
+}

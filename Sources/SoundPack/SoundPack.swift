@@ -1,0 +1,115 @@
+import Foundation
+import TalkingClockCore
+
+/// A loaded sound pack: its manifest, and its clips decoded on first use and converted to one
+/// stream format (that of the majority of its clips' headers) so playback is one continuous stream.
+///
+/// Not thread-safe: one owner (the CLI command or the daemon's loop) uses it.
+public final class SoundPack {
+    public let directory: URL
+    public let manifest: PackManifest
+    /// The format every clip is converted to.
+    public let format: StreamFormat
+    private var cache: [String: ClipAudio] = [:]
+
+    public var name: String { manifest.name }
+    public var clipIds: Set<String> { Set(manifest.clips.keys) }
+    public var spacing: Spacing { manifest.spacing }
+
+    /// Loads `pack.json` from `directory`. With `scan` (the default) it also opens every clip's
+    /// header (not its audio), so that path and format problems show up at load and `reload` can
+    /// refuse a damaged pack; a one-shot `say` skips that when the manifest declares its format.
+    public init(directory: URL, scan: Bool = true) throws(PackError) {
+        let dir = directory.standardizedFileURL
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dir.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw PackError(.notADirectory, "Sound pack directory \(dir.path) does not exist; pass --pack with a directory that contains pack.json.")
+        }
+        let manifestURL = dir.appendingPathComponent(PackManifest.fileName)
+        guard let data = FileManager.default.contents(atPath: manifestURL.path) else {
+            throw PackError(.missingManifest, "Sound pack \(dir.path) has no readable \(PackManifest.fileName); every pack needs a manifest (see the README's pack format).")
+        }
+        let manifest = try PackManifest.parse(data, path: manifestURL.path)
+        self.directory = dir
+        self.manifest = manifest
+        var declared: StreamFormat?
+        if let rate = manifest.sampleRate, let channels = manifest.channels {
+            declared = StreamFormat(sampleRate: rate, channels: channels)
+        }
+        var formats: [StreamFormat: Int] = [:]
+        if scan || declared == nil {
+            for id in manifest.clips.keys.sorted() {
+                let path = try PackPaths.resolve(manifest.clips[id]!, clip: id, in: dir)
+                let info = try ClipDecoder.info(path: path, clip: id)
+                formats[info.format, default: 0] += 1
+            }
+        }
+        // A declared format wins; otherwise the most common one (ties: the higher rate), so most
+        // clips need no conversion.
+        self.format = declared ?? formats.max { a, b in
+            a.value != b.value ? a.value < b.value : a.key.sampleRate < b.key.sampleRate
+        }!.key
+    }
+
+    /// The absolute path of a clip's file.
+    public func path(of clip: String) throws(PackError) -> String {
+        guard let relative = manifest.clips[clip] else {
+            throw PackError(.missingFile, clip: clip, "Clip '\(clip)' is not in sound pack '\(name)' (\(directory.path)/pack.json); add it to \"clips\".")
+        }
+        return try PackPaths.resolve(relative, clip: clip, in: directory)
+    }
+
+    /// The decoded clip in the pack's stream format (decoded once, then cached).
+    public func audio(_ clip: String) throws(PackError) -> ClipAudio {
+        if let cached = cache[clip] { return cached }
+        let decoded = try ClipDecoder.decode(path: try path(of: clip), clip: clip)
+        let converted = Conversion.convert(decoded, to: format)
+        cache[clip] = converted
+        return converted
+    }
+
+    /// Decodes every clip now (the daemon does this at load so nothing is decoded on the boundary).
+    public func preload() throws(PackError) {
+        for id in manifest.clips.keys.sorted() { _ = try audio(id) }
+    }
+
+    /// Frames of a clip in the stream format.
+    public func frames(_ clip: String) throws(PackError) -> Int { try audio(clip).frames }
+
+    /// Plans and lays out the announcement of `hour:minute`.
+    public func timeline(for plan: AnnouncementPlan) throws(PackError) -> Timeline {
+        var lengths: [String: Int] = [:]
+        for clip in plan.clips { lengths[clip] = try frames(clip) }
+        return Timeline.compose(
+            chime: plan.chime, voice: plan.voiceClips, leadInCount: plan.leadInCount, spacing: spacing, format: format
+        ) { lengths[$0] ?? 0 }
+    }
+}
+
+/// Keeping clip paths inside the pack.
+public enum PackPaths {
+    /// Resolves a manifest path against the pack directory, refusing absolute paths, `..`
+    /// components and symbolic links that lead outside the pack.
+    public static func resolve(_ relative: String, clip: String, in directory: URL) throws(PackError) -> String {
+        let components = relative.split(separator: "/", omittingEmptySubsequences: false)
+        guard !relative.isEmpty, !relative.hasPrefix("/"), !components.contains(".."), !relative.contains("\0") else {
+            throw PackError(
+                .unsafePath, clip: clip,
+                "Clip '\(clip)' names \"\(relative)\", which is outside the pack; clip paths must be relative paths inside \(directory.path) without '..'.")
+        }
+        let url = directory.appendingPathComponent(relative)
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw PackError(
+                .missingFile, clip: clip,
+                "Clip '\(clip)' is missing from sound pack directory \(directory.path) (expected \(url.path)); add the file or fix its path in pack.json.")
+        }
+        let real = url.resolvingSymlinksInPath().path
+        let root = directory.resolvingSymlinksInPath().path
+        guard real.hasPrefix(root.hasSuffix("/") ? root : root + "/") else {
+            throw PackError(
+                .unsafePath, clip: clip,
+                "Clip '\(clip)' (\(url.path)) is a symbolic link to \(real), outside the pack; copy the file into the pack instead.")
+        }
+        return url.path
+    }
+}

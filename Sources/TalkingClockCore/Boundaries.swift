@@ -1,0 +1,67 @@
+import Foundation
+
+/// How often the clock speaks. Boundaries are defined in local civil time.
+public enum Interval: String, Sendable, CaseIterable, Codable {
+    case quarter, half, hour
+
+    /// Length of the period in local civil seconds.
+    public var seconds: Int {
+        switch self {
+        case .quarter: 900
+        case .half: 1800
+        case .hour: 3600
+        }
+    }
+}
+
+/// The announcement instants: every instant whose local civil time in the zone is a whole
+/// multiple of the interval (hh:00, hh:15, hh:30, hh:45 with seconds 0 for quarters).
+///
+/// A pure function of (instant, zone, interval), in the spirit of systemd's
+/// `calendar_spec_next_usec`: on a spring-forward night 01:45 is followed by 03:00; in a repeated
+/// fall-back hour every quarter is announced once per occurrence; 30- and 45-minute offsets work
+/// because the rule is about the local reading, not about UTC.
+public enum BoundarySchedule {
+    /// The first boundary strictly after `instant` (never `instant` itself, never the past).
+    public static func next(after instant: Double, in zone: TimeZone, interval: Interval = .quarter) -> Int {
+        // u > instant for an integer u  ⟺  u ≥ floor(instant) + 1.
+        firstBoundary(atOrAfter: Int(instant.rounded(.down)) + 1, in: zone, period: interval.seconds)
+    }
+
+    /// The first boundary at or after the whole second `start`.
+    public static func firstBoundary(atOrAfter start: Int, in zone: TimeZone, period: Int) -> Int {
+        var from = start
+        while true {
+            let offset = CivilTime.offset(zone, at: from)
+            let candidate = from + floorMod(-(from + offset), period)
+            if CivilTime.offset(zone, at: candidate) == offset { return candidate }
+            // An offset change lies in (from, candidate]: find its first instant and go on from there
+            // with the offset that starts then.
+            var lo = from
+            var hi = candidate
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2
+                if CivilTime.offset(zone, at: mid) == offset { lo = mid } else { hi = mid }
+            }
+            from = hi
+        }
+    }
+
+    /// The next `count` boundaries strictly after `instant`.
+    public static func upcoming(after instant: Double, count: Int, in zone: TimeZone, interval: Interval = .quarter) -> [Int] {
+        var result: [Int] = []
+        result.reserveCapacity(max(0, count))
+        var t = instant
+        for _ in 0..<max(0, count) {
+            let b = next(after: t, in: zone, interval: interval)
+            result.append(b)
+            t = Double(b)
+        }
+        return result
+    }
+
+    /// Whether `instant` is itself a boundary.
+    public static func isBoundary(_ instant: Int, in zone: TimeZone, interval: Interval = .quarter) -> Bool {
+        floorMod(instant + CivilTime.offset(zone, at: instant), interval.seconds) == 0
+    }
+}

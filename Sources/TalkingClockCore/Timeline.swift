@@ -1,0 +1,137 @@
+/// The sample format of one continuous output stream.
+public struct StreamFormat: Hashable, Sendable, CustomStringConvertible {
+    public var sampleRate: Int
+    public var channels: Int
+
+    public init(sampleRate: Int, channels: Int) {
+        self.sampleRate = sampleRate
+        self.channels = channels
+    }
+
+    /// Whole frames in `milliseconds` (rounded to nearest; negative allowed).
+    public func frames(milliseconds: Int) -> Int {
+        let product = milliseconds * sampleRate
+        return product >= 0 ? (product + 500) / 1000 : -((-product + 500) / 1000)
+    }
+
+    public var description: String { "\(sampleRate) Hz, \(channels) channel\(channels == 1 ? "" : "s"), 16-bit" }
+}
+
+/// Pauses a sound pack designs into its announcements.
+public struct Spacing: Hashable, Sendable, Codable {
+    /// Silence between consecutive voice clips (0 for words cut from whole phrases).
+    public var wordGapMs: Int
+    /// Silence after a lead-in ("it's") before the time.
+    public var leadInGapMs: Int
+    /// Gap between the end of the chime and the first word; negative overlaps the bell's tail.
+    public var chimeGapMs: Int
+
+    public init(wordGapMs: Int = 0, leadInGapMs: Int = 0, chimeGapMs: Int = 0) {
+        self.wordGapMs = wordGapMs
+        self.leadInGapMs = leadInGapMs
+        self.chimeGapMs = chimeGapMs
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case wordGapMs = "word_gap_ms"
+        case leadInGapMs = "lead_in_gap_ms"
+        case chimeGapMs = "chime_gap_ms"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        wordGapMs = try c.decodeIfPresent(Int.self, forKey: .wordGapMs) ?? 0
+        leadInGapMs = try c.decodeIfPresent(Int.self, forKey: .leadInGapMs) ?? 0
+        chimeGapMs = try c.decodeIfPresent(Int.self, forKey: .chimeGapMs) ?? 0
+    }
+}
+
+/// Whether a clip is a bell (mixed, may overlap) or a word (gets a completion callback).
+public enum ClipRole: String, Sendable, Hashable, Codable {
+    case chime
+    case voice
+}
+
+/// One strike of a chime pattern, relative to the start of the pattern.
+public struct ChimeNote: Hashable, Sendable {
+    public var clip: String
+    public var offsetMs: Int
+    /// The strike that must land exactly on the boundary.
+    public var isAnchor: Bool
+
+    public init(clip: String, offsetMs: Int, isAnchor: Bool = false) {
+        self.clip = clip
+        self.offsetMs = offsetMs
+        self.isAnchor = isAnchor
+    }
+}
+
+/// A clip placed on the announcement's timeline.
+public struct TimelineItem: Hashable, Sendable {
+    public var clip: String
+    /// First frame, relative to the start of the announcement.
+    public var start: Int
+    public var frames: Int
+    public var role: ClipRole
+
+    public init(clip: String, start: Int, frames: Int, role: ClipRole) {
+        self.clip = clip
+        self.start = start
+        self.frames = frames
+        self.role = role
+    }
+
+    /// One past the last frame.
+    public var end: Int { start + frames }
+}
+
+/// An announcement as clips at frame positions: what the sequencer renders and plays.
+public struct Timeline: Hashable, Sendable {
+    public var items: [TimelineItem]
+    /// The frame that must land on the boundary (the first sample unless a chime names another).
+    public var anchorFrame: Int
+    public var format: StreamFormat
+
+    public init(items: [TimelineItem], anchorFrame: Int, format: StreamFormat) {
+        self.items = items
+        self.anchorFrame = anchorFrame
+        self.format = format
+    }
+
+    /// Frames from the first to the last sample.
+    public var totalFrames: Int { items.map(\.end).max() ?? 0 }
+
+    public var voiceClips: [String] { items.filter { $0.role == .voice }.map(\.clip) }
+
+    /// Places the chime notes, then the voice clips one after another with the pack's spacing.
+    ///
+    /// - Parameters:
+    ///   - leadInCount: how many of `voice` form the lead-in (followed by `leadInGapMs`).
+    ///   - frameCount: the length in frames of each clip id.
+    public static func compose(
+        chime: [ChimeNote], voice: [String], leadInCount: Int = 0, spacing: Spacing, format: StreamFormat,
+        frameCount: (String) -> Int
+    ) -> Timeline {
+        var items: [TimelineItem] = []
+        var anchor = 0
+        var chimeEnd = 0
+        for note in chime {
+            let start = format.frames(milliseconds: note.offsetMs)
+            let item = TimelineItem(clip: note.clip, start: start, frames: frameCount(note.clip), role: .chime)
+            items.append(item)
+            chimeEnd = max(chimeEnd, item.end)
+            if note.isAnchor { anchor = start }
+        }
+        var cursor = chime.isEmpty ? 0 : max(0, chimeEnd + format.frames(milliseconds: spacing.chimeGapMs))
+        for (index, clip) in voice.enumerated() {
+            if index > 0 {
+                let gap = index == leadInCount ? spacing.leadInGapMs : spacing.wordGapMs
+                cursor += max(0, format.frames(milliseconds: gap))
+            }
+            let item = TimelineItem(clip: clip, start: cursor, frames: frameCount(clip), role: .voice)
+            items.append(item)
+            cursor = item.end
+        }
+        return Timeline(items: items, anchorFrame: anchor, format: format)
+    }
+}

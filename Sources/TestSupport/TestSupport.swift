@@ -1,0 +1,1 @@
+// TestSupport: see README 'Architecture'.

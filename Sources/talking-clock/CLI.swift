@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import TalkingClockCore
+
+/// A failure with its exit code; printed as one sentence on stderr.
+struct CLIError: Error, CustomStringConvertible {
+    var status: ExitStatus
+    var description: String
+
+    init(_ status: ExitStatus, _ message: String) {
+        self.status = status
+        self.description = message
+    }
+}
+
+@main
+struct TalkingClock: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "talking-clock",
+        abstract: "A talking clock: speaks the time every quarter hour through ALSA.",
+        discussion: """
+            Exit codes:
+            \(ExitStatus.table)
+            """,
+        version: "0.1.0",
+        subcommands: [Say.self, Schedule.self, Check.self]
+    )
+
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let error as CLIError {
+            FileHandle.standardError.write(Data("talking-clock: \(error.description)\n".utf8))
+            Foundation.exit(error.status.rawValue)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .validationFailure || code.rawValue == 64 {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(ExitStatus.badInput.rawValue)
+            }
+            exit(withError: error)
+        }
+    }
+}
+
+/// Options shared by every command that speaks or plans.
+struct ClockOptions: ParsableArguments {
+    @Option(name: .customLong("tz"), help: "IANA time zone (default: the system zone).")
+    var zone: String?
+
+    @Option(help: "Sound pack: a name (e.g. 'default') or a directory containing pack.json.")
+    var pack: String?
+
+    @Option(help: "ALSA PCM device name, e.g. default, pulse, plughw:1, 'file:FILE=/tmp/x.wav,FORMAT=wav'.")
+    var device: String?
+}

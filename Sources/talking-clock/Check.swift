@@ -1,0 +1,45 @@
+import ALSAOutput
+import ArgumentParser
+import Daemon
+import Foundation
+import SoundPack
+import TalkingClockCore
+
+struct Check: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Validate a sound pack (every clip decodes, all 1,440 minutes can be said) and optionally a device.",
+        discussion: "Prints every problem as a sentence; exits 65 if the pack is broken, 69 if the device cannot be opened."
+    )
+
+    @Option(help: "Sound pack: a name or a directory containing pack.json.")
+    var pack: String?
+
+    @Option(help: "Also check that this ALSA device opens.")
+    var device: String?
+
+    func run() throws {
+        let loaded: SoundPack
+        do { loaded = try Support.pack(pack, scan: true) } catch let error as CLIError {
+            print("problem: \(error.description)")
+            throw CLIError(error.status, "the pack cannot be loaded.")
+        }
+        let pack = loaded
+        let report = pack.check(styles: [PhraseStyle(phrasing: .twelveHour)])
+        for problem in report.problems { print("problem: \(problem.description)") }
+        var deviceProblem: String?
+        if let device {
+            do { try ALSASink.probe(device: device, format: pack.format) } catch {
+                deviceProblem = error.description
+                print("problem: \(error.description)")
+            }
+        }
+        if !report.isValid {
+            throw CLIError(.packError, "sound pack '\(pack.name)' has \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s").")
+        }
+        print("ok: sound pack '\(pack.name)' (\(pack.directory.path)): \(report.clipCount) clips decode (\(pack.format)); all \(report.minutesChecked) minutes can be said.")
+        if let deviceProblem {
+            throw CLIError(.deviceError, deviceProblem)
+        }
+        if let device { print("ok: ALSA device \"\(device)\" opens for \(pack.format).") }
+    }
+}

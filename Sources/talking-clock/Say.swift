@@ -1,0 +1,65 @@
+import ALSAOutput
+import ArgumentParser
+import Daemon
+import Foundation
+import Playback
+import SoundPack
+import TalkingClockCore
+
+struct Say: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Speak the current time (or --at HH:MM) once.",
+        discussion: "At a full hour the chime plays first. Exit 0 when it spoke; see 'talking-clock --help' for the other codes."
+    )
+
+    @OptionGroup var clock: ClockOptions
+
+    @Option(help: "Speak this time of day instead of now (24-hour HH:MM).")
+    var at: String?
+
+    @Option(help: "Write the exact samples that would be played to this WAV file instead of playing.")
+    var output: String?
+
+    @Flag(help: "Print the phrase and its clips; play nothing.")
+    var dryRun = false
+
+    func run() throws {
+        let zone = try Support.zone(clock.zone)
+        let (hour, minute): (Int, Int)
+        if let at {
+            do { (hour, minute) = try InstantParser.parseClockTime(at) } catch {
+                throw CLIError(.badInput, "--at: \(error.description)")
+            }
+        } else {
+            let local = CivilTime.local(Int(WallClock.now().rounded(.down)), in: zone)
+            (hour, minute) = (local.hour, local.minute)
+        }
+        let pack = try Support.pack(clock.pack, scan: false)
+        let plan = try Support.plan(hour: hour, minute: minute, style: .standard, pack: pack)
+        if dryRun {
+            print(plan.phrase.text)
+            print("clips: " + plan.clips.joined(separator: " "))
+            return
+        }
+        let timeline = try Support.timeline(plan, pack: pack)
+        let pcm = Mixer.render(timeline) { (try? pack.audio($0).samples) ?? [] }
+        if let output {
+            do {
+                try WAV.encode(pcm, format: timeline.format).write(to: URL(fileURLWithPath: output))
+            } catch {
+                throw CLIError(.cannotWrite, "Could not write \(output): \(error.localizedDescription). Check that the directory exists and is writable.")
+            }
+            return
+        }
+        let sink: ALSASink
+        do { sink = try ALSASink(device: clock.device ?? "default", format: timeline.format) } catch {
+            throw CLIError(.deviceError, error.description)
+        }
+        let session = PlaybackSession(sink: sink, timeline: timeline, pcm: pcm, clock: WallClock.now)
+        PlaybackRunner.run(session, sink: sink)
+        sink.close()
+        if let failure = session.failure {
+            throw CLIError(.deviceError, failure.description)
+        }
+    }
+}
