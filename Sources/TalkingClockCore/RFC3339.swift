@@ -82,7 +82,7 @@ public enum InstantParser {
     /// Parses `HH:MM` (24-hour).
     public static func parseClockTime(_ text: String) throws(Failure) -> (hour: Int, minute: Int) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts.allSatisfy({ (1...2).contains($0.count) && $0.allSatisfy(\.isASCII) }),
+        guard parts.count == 2, parts.allSatisfy({ (1...2).contains($0.count) && $0.allSatisfy { $0 >= "0" && $0 <= "9" } }),
             let h = Int(parts[0]), let m = Int(parts[1]), (0..<24).contains(h), (0..<60).contains(m), parts[1].count == 2
         else {
             throw Failure(description: "\"\(text)\" is not a time of day: use 24-hour HH:MM, such as 07:30 or 15:45.")

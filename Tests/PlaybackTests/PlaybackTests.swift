@@ -1,0 +1,137 @@
+import Playback
+import TalkingClockCore
+import TestSupport
+import XCTest
+
+final class MixerTests: XCTestCase {
+    let format = StreamFormat(sampleRate: 1000, channels: 1)
+
+    func testNonOverlappingClipsAreCopiedSampleForSample() {
+        let a = FixturePack.signal(for: "a", frames: 50, channels: 1)
+        let b = FixturePack.signal(for: "b", frames: 70, channels: 1)
+        let audio = ["a": a.map { Float($0) / 32768 }, "b": b.map { Float($0) / 32768 }]
+        let t = Timeline.compose(chime: [], voice: ["a", "b"], spacing: Spacing(wordGapMs: 10), format: format) { audio[$0]!.count }
+        let out = Mixer.render(t) { audio[$0]! }
+        XCTAssertEqual(out, a + [Int16](repeating: 0, count: 10) + b, "clips plus exactly the designed gap")
+    }
+
+    func testOverlapsAreAddedAndScaledBelowFullScale() {
+        let loud = [Float](repeating: 0.8, count: 100)
+        let t = Timeline.compose(
+            chime: [ChimeNote(clip: "bell", offsetMs: 0, isAnchor: true), ChimeNote(clip: "bell", offsetMs: 50)], voice: [],
+            spacing: Spacing(), format: format) { _ in 100 }
+        let out = Mixer.render(t) { _ in loud }
+        XCTAssertEqual(out.count, 150)
+        XCTAssertEqual(out.max(), 32767, "the 1.6 sum is scaled to just under full scale, not clipped")
+        XCTAssertEqual(Int(out[10]) * 2, Int(out[60]), accuracy: 1, "relative levels are kept")
+    }
+
+    func testGainScales() {
+        let t = Timeline.compose(chime: [], voice: ["a"], spacing: Spacing(), format: format) { _ in 4 }
+        XCTAssertEqual(Mixer.render(t, gain: 0.5) { _ in [0.5, -0.5, 0.25, 0] }, [8192, -8192, 4096, 0])
+    }
+}
+
+final class PlaybackSessionTests: XCTestCase {
+    let format = StreamFormat(sampleRate: 1000, channels: 1)
+
+    func timeline(_ lengths: [Int]) -> (Timeline, [Int16]) {
+        let ids = lengths.indices.map { "c\($0)" }
+        let t = Timeline.compose(chime: [], voice: ids, spacing: Spacing(), format: format) { lengths[Int($0.dropFirst())!] }
+        let pcm = ids.flatMap { FixturePack.signal(for: $0, frames: lengths[Int($0.dropFirst())!], channels: 1) }
+        return (t, pcm)
+    }
+
+    /// Completion callbacks follow the device's delay: a clip is reported when its last frame has
+    /// been played, not when it was written.
+    func testCompletionsFireWhenTheLastFrameIsPlayed() {
+        let (t, pcm) = timeline([300, 200, 400])
+        let sink = RecordingSink(format: format, capacity: 250, periodFrames: 50)
+        var reports: [(String, ClipResult, Int)] = []
+        var played = 0
+        let session = PlaybackSession(sink: sink, timeline: t, pcm: pcm, clock: { 0 }) { item, result in
+            reports.append((item.clip, result, played))
+        }
+        var steps = 0
+        while case .wait = session.pump() {
+            sink.advance(frames: 50)
+            played += 50
+            steps += 1
+            XCTAssertLessThan(steps, 1000)
+        }
+        XCTAssertEqual(reports.map(\.0), ["c0", "c1", "c2"])
+        XCTAssertEqual(reports.map(\.1), [.finished, .finished, .finished])
+        // Each report comes at the first pump after its end frame was played (one period of 50 at most late).
+        XCTAssertEqual(reports.map(\.2), [300, 500, 900])
+        XCTAssertEqual(Array(sink.samples.prefix(pcm.count)), pcm, "the stream starts with the timeline, sample for sample")
+        XCTAssertTrue(sink.samples.dropFirst(pcm.count).allSatisfy { $0 == 0 }, "only silence after it")
+        XCTAssertTrue(sink.stopped)
+    }
+
+    func testAClocklessSinkReceivesExactlyTheTimeline() {
+        let (t, pcm) = timeline([30, 40])
+        let sink = RecordingSink(format: format, paced: false)
+        var finished: [String] = []
+        let session = PlaybackSession(sink: sink, timeline: t, pcm: pcm, clock: { 0 }) { item, _ in finished.append(item.clip) }
+        XCTAssertEqual(session.pump(), .done)
+        XCTAssertEqual(sink.samples, pcm)
+        XCTAssertEqual(finished, ["c0", "c1"])
+    }
+
+    /// The anchor frame is placed at the requested instant by writing the silence the delay says is owed.
+    func testAnchorIsPlacedByTheDeviceDelay() {
+        let (t, pcm) = timeline([100])
+        let sink = RecordingSink(format: format, capacity: 200, periodFrames: 20)
+        var now = 10.0
+        let session = PlaybackSession(sink: sink, timeline: t, pcm: pcm, anchorAt: 11.0, clock: { now })
+        var guardCount = 0
+        while case .wait = session.pump() {
+            // 20 frames of 1 ms each are played per step.
+            sink.advance(frames: 20)
+            now += 0.020
+            guardCount += 1
+            XCTAssertLessThan(guardCount, 500)
+        }
+        // Written at t=10.0 with delay 0: 1000 frames of silence are owed before the anchor.
+        XCTAssertEqual(session.timelineStart, 1000)
+        XCTAssertEqual(session.predictedAnchorTime ?? 0, 11.0, accuracy: 0.0005)
+        XCTAssertTrue(sink.samples.prefix(1000).allSatisfy { $0 == 0 })
+        XCTAssertEqual(Array(sink.samples[1000..<1100]), pcm)
+    }
+
+    func testLateStartBeginsAtOnceAndSaysHowLate() {
+        let (t, pcm) = timeline([10])
+        let sink = RecordingSink(format: format, paced: false)
+        let session = PlaybackSession(sink: sink, timeline: t, pcm: pcm, anchorAt: 5.0, clock: { 5.25 })
+        XCTAssertEqual(session.pump(), .done)
+        XCTAssertEqual(session.timelineStart, 0)
+        XCTAssertEqual(session.predictedAnchorTime ?? 0, 5.25, accuracy: 1e-9)
+    }
+
+    func testCancelReportsUnplayedClipsAsInterrupted() {
+        let (t, pcm) = timeline([100, 100, 100])
+        let sink = RecordingSink(format: format, capacity: 150, periodFrames: 50)
+        var reports: [String: ClipResult] = [:]
+        let session = PlaybackSession(sink: sink, timeline: t, pcm: pcm, clock: { 0 }) { reports[$0.clip] = $1 }
+        _ = session.pump()
+        sink.advance(frames: 120)
+        _ = session.pump()
+        session.cancel()
+        XCTAssertEqual(reports, ["c0": .finished, "c1": .interrupted, "c2": .interrupted])
+        XCTAssertEqual(session.pump(), .done)
+        XCTAssertTrue(sink.stopped)
+    }
+
+    func testDeviceFailureReportsEveryUnfinishedClipAsFailed() {
+        let (t, pcm) = timeline([100, 100])
+        let sink = RecordingSink(format: format, capacity: 150, periodFrames: 50)
+        var reports: [String: ClipResult] = [:]
+        let session = PlaybackSession(sink: sink, timeline: t, pcm: pcm, clock: { 0 }) { reports[$0.clip] = $1 }
+        _ = session.pump()
+        let gone = SinkError(.failed, "ALSA device \"x\" failed while playing")
+        sink.failNext = gone
+        XCTAssertEqual(session.pump(), .done)
+        XCTAssertEqual(reports, ["c0": .failed(gone), "c1": .failed(gone)])
+        XCTAssertEqual(session.failure, gone)
+    }
+}
