@@ -1,0 +1,50 @@
+import Foundation
+
+/// Runs the built `talking-clock` binary as a user would, capturing stdout, stderr and the exit code.
+public enum BinaryRunner {
+    public struct Outcome {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
+    }
+
+    /// The executable beside the test bundle (`swift build --build-tests` builds both).
+    public static var binary: URL {
+        let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [here, here.deletingLastPathComponent()] {
+            let url = candidate.appendingPathComponent("talking-clock")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        return here.appendingPathComponent("talking-clock")
+    }
+
+    /// The package root (for the bundled packs).
+    public static var packageRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    public static func run(_ arguments: [String], environment: [String: String] = [:], timeout: Double = 60) throws -> Outcome {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        // stderr goes to a file so a chatty child can never block on a full second pipe.
+        let errURL = FileManager.default.temporaryDirectory.appendingPathComponent("talking-clock-stderr-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: errURL) }
+        let errHandle = try FileHandle(forWritingTo: errURL)
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = errHandle
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try errHandle.close()
+        let errData = (try? Data(contentsOf: errURL)) ?? Data()
+        return Outcome(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
+    }
+}

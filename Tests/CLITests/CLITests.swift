@@ -1,0 +1,105 @@
+import Foundation
+import TalkingClockCore
+import TestSupport
+import XCTest
+
+/// The CLI as users meet it: the built binary, exact stdout and exit codes.
+final class CLITests: XCTestCase {
+    var pack: URL!
+
+    override func setUpWithError() throws {
+        pack = FixturePack.temporaryDirectory("cli")
+        try FixturePack.write(to: pack, ids: FixturePack.fullVocabulary.filter { $0 != "forty-five" })
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(at: pack) }
+
+    func run(_ args: [String]) throws -> BinaryRunner.Outcome { try BinaryRunner.run(args) }
+
+    func testScheduleJSONAcrossFallBack() throws {
+        let r = try run(["schedule", "--from", "2026-11-01T01:30", "--count", "4", "--tz", "America/New_York", "--json", "--pack", pack.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(
+            r.stdout,
+            """
+            {"at":"2026-11-01T01:45:00-04:00","utc":"2026-11-01T05:45:00Z","text":"one forty-five AM","clips":["one","forty","five","am"]}
+            {"at":"2026-11-01T01:00:00-05:00","utc":"2026-11-01T06:00:00Z","text":"one AM","clips":["chime","one","am"]}
+            {"at":"2026-11-01T01:15:00-05:00","utc":"2026-11-01T06:15:00Z","text":"one fifteen AM","clips":["one","fifteen","am"]}
+            {"at":"2026-11-01T01:30:00-05:00","utc":"2026-11-01T06:30:00Z","text":"one thirty AM","clips":["one","thirty","am"]}
+
+            """)
+    }
+
+    func testScheduleText() throws {
+        let r = try run(["schedule", "--from", "2026-06-01T23:50:00+05:45", "--count", "2", "--tz", "Asia/Kathmandu", "--pack", pack.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stdout, "2026-06-02T00:00:00+05:45  midnight  [chime midnight]\n2026-06-02T00:15:00+05:45  twelve fifteen AM  [twelve fifteen am]\n")
+    }
+
+    func testSayDryRun() throws {
+        let r = try run(["say", "--at", "15:45", "--dry-run", "--pack", pack.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stdout, "three forty-five PM\nclips: three forty five pm\n")
+        let noon = try run(["say", "--at", "12:00", "--dry-run", "--pack", pack.path])
+        XCTAssertEqual(noon.stdout, "noon\nclips: chime noon\n")
+    }
+
+    func testSayOutputWritesTheExactSamples() throws {
+        let out = pack.appendingPathComponent("say.wav")
+        let r = try run(["say", "--at", "09:05", "--output", out.path, "--pack", pack.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let data = try Data(contentsOf: out)
+        let expected = ["nine", "oh", "five", "am"].flatMap { FixturePack.signal(for: $0, frames: 200 + $0.utf8.count * 10, channels: 1) }
+        let samples = stride(from: 44, to: data.count, by: 2).map { Int16(bitPattern: UInt16(data[$0]) | UInt16(data[$0 + 1]) << 8) }
+        XCTAssertEqual(samples, expected)
+    }
+
+    func testErrorsHaveDistinctCodesAndSentences() throws {
+        let badTime = try run(["say", "--at", "25:00", "--dry-run", "--pack", pack.path])
+        XCTAssertEqual(badTime.status, ExitStatus.badInput.rawValue)
+        XCTAssertEqual(badTime.stderr, "talking-clock: --at: \"25:00\" is not a time of day: use 24-hour HH:MM, such as 07:30 or 15:45.\n")
+        XCTAssertEqual(badTime.stdout, "")
+
+        let badZone = try run(["schedule", "--tz", "Mars/Olympus", "--pack", pack.path])
+        XCTAssertEqual(badZone.status, ExitStatus.badInput.rawValue)
+        XCTAssertTrue(badZone.stderr.contains("Unknown time zone \"Mars/Olympus\""), badZone.stderr)
+
+        let noPack = try run(["say", "--dry-run", "--pack", "/nonexistent/pack"])
+        XCTAssertEqual(noPack.status, ExitStatus.packError.rawValue)
+        XCTAssertEqual(noPack.stderr, "talking-clock: Sound pack directory /nonexistent/pack does not exist; pass --pack with a directory that contains pack.json.\n")
+
+        let noDevice = try run(["say", "--at", "10:10", "--device", "hw:CARD=NoSuchCard", "--pack", pack.path])
+        XCTAssertEqual(noDevice.status, ExitStatus.deviceError.rawValue)
+        XCTAssertTrue(noDevice.stderr.hasPrefix("talking-clock: Could not open ALSA device \"hw:CARD=NoSuchCard\""), noDevice.stderr)
+
+        let unknownOption = try run(["schedule", "--bogus"])
+        XCTAssertEqual(unknownOption.status, ExitStatus.badInput.rawValue)
+        XCTAssertTrue(unknownOption.stderr.contains("--bogus"), unknownOption.stderr)
+
+        let badCount = try run(["schedule", "--count", "-3", "--pack", pack.path])
+        XCTAssertEqual(badCount.status, ExitStatus.badInput.rawValue)
+    }
+
+    func testCheckReportsEveryProblemAndFails() throws {
+        try FileManager.default.removeItem(at: pack.appendingPathComponent("oh.wav"))
+        try Data("garbage".utf8).write(to: pack.appendingPathComponent("pm.wav"))
+        let r = try run(["check", "--pack", pack.path])
+        XCTAssertEqual(r.status, ExitStatus.packError.rawValue)
+        XCTAssertTrue(r.stdout.contains("problem: Clip 'oh' is missing from sound pack directory"), r.stdout)
+        let ok = FixturePack.temporaryDirectory("cli-ok")
+        defer { try? FileManager.default.removeItem(at: ok) }
+        try FixturePack.write(to: ok)
+        let good = try run(["check", "--pack", ok.path, "--device", "file:FILE=/dev/null"])
+        XCTAssertEqual(good.status, 0, good.stdout + good.stderr)
+        XCTAssertTrue(good.stdout.contains("all 1440 minutes can be said"), good.stdout)
+        let badDevice = try run(["check", "--pack", ok.path, "--device", "hw:CARD=NoSuchCard"])
+        XCTAssertEqual(badDevice.status, ExitStatus.deviceError.rawValue)
+    }
+
+    func testHelpListsExitCodes() throws {
+        let r = try run(["--help"])
+        XCTAssertEqual(r.status, 0)
+        XCTAssertTrue(r.stdout.contains("69\tsound device missing, busy or failed"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("64\tbad option, argument, zone or configuration"), r.stdout)
+    }
+}
