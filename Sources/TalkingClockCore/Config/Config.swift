@@ -1,0 +1,503 @@
+import Foundation
+
+/// What starts each announcement.
+public enum Driver: String, Sendable, Codable, CaseIterable {
+    /// The daemon's own wall-clock timer.
+    case timer
+    /// Something outside the daemon (a systemd timer, a cron job) sends `trigger` at each boundary.
+    case external
+}
+
+/// The user's configuration, as read from `config.toml`. Every field has a default, so an empty
+/// file (or none) is a valid configuration.
+public struct Config: Hashable, Sendable {
+    /// The zone announcements follow; `nil` means the system zone, re-resolved by the daemon.
+    public var zone: TimeZone?
+    /// ALSA device name.
+    public var device: String = "default"
+    /// A pack name under the packs directory, or a path to a pack.
+    public var pack: String = "default"
+    public var interval: Interval = .quarter
+    /// Output volume in percent, 0…100.
+    public var volume: Int = 100
+    /// How late (seconds) an announcement may start and still be spoken; later ones are skipped
+    /// rather than saying a time that has passed. More than 0, at most 300.
+    public var lateLimit: Double = 5
+    public var driver: Driver = .timer
+    public var chime: ChimeStyle = .hour
+    public var phrasing: Phrasing = .twelveHour
+    public var midnight: MidnightStyle = .midnight
+    public var leadIn: LeadIn = .none
+    /// Whether the time is spoken (false: chime only).
+    public var voice: Bool = true
+    /// Quiet hours, in the order written.
+    public var quiet: [QuietWindow] = []
+
+    public init() {}
+
+    /// The style announcements are planned with.
+    public var announcementStyle: AnnouncementStyle {
+        AnnouncementStyle(
+            phrase: PhraseStyle(phrasing: phrasing, midnight: midnight, leadIn: leadIn), chime: chime, voice: voice)
+    }
+
+    /// The top-level keys, in the order the example documents them.
+    public static let keys = [
+        "zone", "device", "pack", "interval", "volume", "late-limit", "driver", "chime", "phrasing", "midnight",
+        "lead-in", "voice", "quiet",
+    ]
+
+    /// The keys of a `[[quiet]]` window.
+    public static let quietKeys = ["days", "from", "to", "mode", "volume"]
+
+}
+
+/// A configuration problem, phrased as a sentence that names the file, the line and the key, and
+/// says how to fix it.
+public struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The file (or the command-line option) the value came from.
+    public var source: String
+    public var line: Int?
+    /// Only for TOML syntax errors, where the exact place matters.
+    public var column: Int?
+    /// The key concerned, dotted for nested keys ("quiet.from"); `nil` for syntax errors.
+    public var key: String?
+    public var message: String
+
+    public init(source: String, line: Int? = nil, column: Int? = nil, key: String? = nil, message: String) {
+        self.source = source
+        self.line = line
+        self.column = column
+        self.key = key
+        self.message = message
+    }
+
+    public var description: String {
+        var place = source
+        if let line {
+            place += ": line \(line)"
+            if let column { place += ", column \(column)" }
+        }
+        return "\(place): \(message)"
+    }
+}
+
+/// Command-line values that take precedence over the file (`--tz`, `--device`, `--pack`).
+public struct ConfigOverrides: Hashable, Sendable {
+    public var zone: TimeZone?
+    public var device: String?
+    public var pack: String?
+
+    public init(zone: TimeZone? = nil, device: String? = nil, pack: String? = nil) {
+        self.zone = zone
+        self.device = device
+        self.pack = pack
+    }
+}
+
+extension Config {
+    /// This configuration with every non-nil override applied.
+    public func merged(with overrides: ConfigOverrides) -> Config {
+        var result = self
+        if let zone = overrides.zone { result.zone = zone }
+        if let device = overrides.device { result.device = device }
+        if let pack = overrides.pack { result.pack = pack }
+        return result
+    }
+
+    /// Resolves an IANA zone name, suggesting the nearest known name on a typo. Also for `--tz`
+    /// (pass `source: "--tz"`).
+    public static func timeZone(named name: String, source: String, line: Int? = nil) throws(ConfigError) -> TimeZone {
+        if !name.isEmpty, let zone = TimeZone(identifier: name) { return zone }
+        var message =
+            "'zone' must be an IANA time zone name such as \"Europe/London\" or \"America/New_York\", not "
+            + TOMLValue.quoted(name)
+        if !name.isEmpty, let near = Suggestion.closest(to: name, in: TimeZone.knownTimeZoneIdentifiers) {
+            message += "; did you mean \"\(near)\"?"
+        } else {
+            message += "; `timedatectl list-timezones` lists them (leave 'zone' out to follow the system zone)."
+        }
+        throw ConfigError(source: source, line: line, key: "zone", message: message)
+    }
+
+    /// Reads a configuration from TOML text. `source` names the file in messages.
+    public static func parse(_ text: String, source: String) throws(ConfigError) -> Config {
+        let document: TOMLTable
+        do {
+            document = try TOML.parse(text)
+        } catch {
+            throw ConfigError(source: source, line: error.line, column: error.column, message: error.message + ".")
+        }
+        let reader = ConfigReader(source: source)
+        var config = Config()
+        for entry in document.entries {
+            switch entry.key {
+            case "zone":
+                let name = try reader.string(entry, "an IANA time zone name such as \"Europe/London\"")
+                config.zone = try timeZone(named: name, source: source, line: entry.position.line)
+            case "device":
+                config.device = try reader.nonEmptyString(
+                    entry, "an ALSA device name such as \"default\" or \"hw:0,0\"", fallback: "\"default\"")
+            case "pack":
+                config.pack = try reader.nonEmptyString(
+                    entry, "a sound pack name or path such as \"default\"", fallback: "\"default\"")
+            case "interval":
+                config.interval = try reader.choice(entry, Interval.allCases)
+            case "volume":
+                config.volume = try reader.percent(entry)
+            case "late-limit":
+                config.lateLimit = try reader.lateLimit(entry)
+            case "driver":
+                config.driver = try reader.choice(entry, Driver.allCases)
+            case "chime":
+                config.chime = try reader.choice(entry, ChimeStyle.allCases)
+            case "phrasing":
+                config.phrasing = try reader.choice(entry, Phrasing.allCases)
+            case "midnight":
+                config.midnight = try reader.choice(entry, MidnightStyle.allCases)
+            case "lead-in":
+                config.leadIn = try reader.choice(entry, LeadIn.allCases)
+            case "voice":
+                config.voice = try reader.bool(entry)
+            case "quiet":
+                config.quiet = try reader.quietWindows(entry)
+            default:
+                throw reader.unknownKey(entry, known: keys, section: nil)
+            }
+        }
+        return config
+    }
+}
+
+/// Turns TOML entries into typed values, with the config's error sentences.
+private struct ConfigReader {
+    let source: String
+
+    func fail(_ entry: TOMLTable.Entry, key: String? = nil, _ message: String) -> ConfigError {
+        ConfigError(source: source, line: entry.position.line, key: key ?? entry.key, message: message)
+    }
+
+    func unknownKey(_ entry: TOMLTable.Entry, known: [String], section: String?) -> ConfigError {
+        let within = section.map { " in \($0)" } ?? ""
+        var message = "unknown key \(shown(entry.key))\(within)"
+        if let near = Suggestion.closest(to: entry.key, in: known) { message += "; did you mean '\(near)'?" } else {
+            message += "."
+        }
+        message += " Known keys\(within): \(known.joined(separator: ", "))."
+        return ConfigError(source: source, line: entry.position.line, key: entry.key, message: message)
+    }
+
+    /// A key as the user wrote it, quoted so odd characters stay visible.
+    func shown(_ key: String) -> String {
+        key.unicodeScalars.allSatisfy { $0.isASCII && $0.value >= 0x21 && $0.value != 0x27 && $0.value < 0x7F }
+            ? "'\(key)'" : TOMLValue.quoted(key)
+    }
+
+    /// "'volume'" or "'from' in [[quiet]]".
+    func name(_ entry: TOMLTable.Entry, _ section: String?) -> String {
+        "'\(entry.key)'" + (section.map { " in \($0)" } ?? "")
+    }
+
+    func string(_ entry: TOMLTable.Entry, _ expectation: String, section: String? = nil) throws(ConfigError) -> String {
+        guard case .string(let s) = entry.value else {
+            throw fail(entry, "\(name(entry, section)) must be \(expectation) in quotes, not \(entry.value.userDescription).")
+        }
+        return s
+    }
+
+    func nonEmptyString(_ entry: TOMLTable.Entry, _ expectation: String, fallback: String) throws(ConfigError) -> String {
+        let s = try string(entry, expectation)
+        guard !s.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw fail(entry, "'\(entry.key)' is empty; give \(expectation), or remove the line to use \(fallback).")
+        }
+        return s
+    }
+
+    func choice<T: RawRepresentable>(_ entry: TOMLTable.Entry, _ cases: [T], section: String? = nil)
+        throws(ConfigError) -> T where T.RawValue == String
+    {
+        let names = cases.map(\.rawValue)
+        let options = "one of \(Suggestion.list(names))"
+        guard case .string(let s) = entry.value else {
+            throw fail(entry, "\(name(entry, section)) must be \(options), not \(entry.value.userDescription).")
+        }
+        if let value = T(rawValue: s) { return value }
+        var message = "\(name(entry, section)) must be \(options), not \(TOMLValue.quoted(s))"
+        if let near = Suggestion.closest(to: s, in: names) { message += "; did you mean \"\(near)\"?" } else {
+            message += "."
+        }
+        throw fail(entry, message)
+    }
+
+    /// Integer percent 0…100.
+    func percent(_ entry: TOMLTable.Entry, section: String? = nil) throws(ConfigError) -> Int {
+        let expectation = "\(name(entry, section)) must be an integer from 0 to 100"
+        switch entry.value {
+        case .integer(let v) where (0...100).contains(v):
+            return Int(v)
+        case .integer(let v):
+            throw fail(entry, "\(expectation) (a percentage), not \(v).")
+        case .string(let s) where Int(s.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "%", with: "")) != nil:
+            let number = s.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "%", with: "")
+            throw fail(entry, "\(expectation), not the string \(TOMLValue.quoted(s)); write \(entry.key) = \(number) without quotes.")
+        default:
+            throw fail(entry, "\(expectation), not \(entry.value.userDescription).")
+        }
+    }
+
+    func lateLimit(_ entry: TOMLTable.Entry) throws(ConfigError) -> Double {
+        let expectation = "'late-limit' must be a number of seconds greater than 0 and at most 300"
+        let seconds: Double
+        switch entry.value {
+        case .integer(let v): seconds = Double(v)
+        case .float(let v): seconds = v
+        case .string(let s) where Double(s.trimmingCharacters(in: .whitespaces)) != nil:
+            throw fail(entry, "\(expectation), not the string \(TOMLValue.quoted(s)); write late-limit = "
+                + "\(s.trimmingCharacters(in: .whitespaces)) without quotes.")
+        default:
+            throw fail(entry, "\(expectation), not \(entry.value.userDescription).")
+        }
+        guard seconds > 0 && seconds <= 300 else {
+            throw fail(entry, "\(expectation), not \(TOMLValue.formatFloat(seconds).replacingOccurrences(of: ".0", with: "")).")
+        }
+        return seconds
+    }
+
+    func bool(_ entry: TOMLTable.Entry) throws(ConfigError) -> Bool {
+        let expectation = "'\(entry.key)' must be true or false"
+        guard case .boolean(let b) = entry.value else {
+            if case .string(let s) = entry.value, ["true", "false"].contains(s.lowercased()) {
+                throw fail(entry, "\(expectation), not the string \(TOMLValue.quoted(s)); write \(entry.key) = "
+                    + "\(s.lowercased()) without quotes.")
+            }
+            throw fail(entry, "\(expectation), not \(entry.value.userDescription).")
+        }
+        return b
+    }
+
+    // MARK: Quiet hours
+
+    static let section = "[[quiet]]"
+
+    func quietWindows(_ entry: TOMLTable.Entry) throws(ConfigError) -> [QuietWindow] {
+        switch entry.value {
+        case .array(let items):
+            var windows: [QuietWindow] = []
+            for item in items {
+                guard case .table(let table) = item else {
+                    throw fail(entry, "'quiet' must be a list of windows, each a [[quiet]] section (or an inline table), "
+                        + "not an array containing \(item.userDescription).")
+                }
+                windows.append(try quietWindow(table))
+            }
+            return windows
+        case .table:
+            throw fail(entry, "quiet hours are written [[quiet]], with two brackets, because there can be several "
+                + "windows; change [quiet] to [[quiet]].")
+        default:
+            throw fail(entry, "'quiet' must be a list of windows, each a [[quiet]] section with from, to and mode, "
+                + "not \(entry.value.userDescription).")
+        }
+    }
+
+    func quietWindow(_ table: TOMLTable) throws(ConfigError) -> QuietWindow {
+        let section = Self.section
+        var days: Weekdays = .daily
+        var from: (minute: Int, entry: TOMLTable.Entry)?
+        var to: (minute: Int, entry: TOMLTable.Entry)?
+        var mode: (name: QuietModeName, entry: TOMLTable.Entry)?
+        var volume: (percent: Int, entry: TOMLTable.Entry)?
+        for entry in table.entries {
+            switch entry.key {
+            case "days": days = try self.days(entry)
+            case "from": from = (try clockTime(entry, allowEndOfDay: false), entry)
+            case "to": to = (try clockTime(entry, allowEndOfDay: true), entry)
+            case "mode": mode = (try choice(entry, QuietModeName.allCases, section: section), entry)
+            case "volume": volume = (try percent(entry, section: section), entry)
+            default: throw unknownKey(entry, known: Config.quietKeys, section: section)
+            }
+        }
+        let line = table.position.line
+        guard let from else {
+            throw ConfigError(source: source, line: line, key: "quiet.from",
+                message: "the \(section) window has no 'from' time; add one such as from = \"22:00\" (24-hour HH:MM).")
+        }
+        guard let to else {
+            throw ConfigError(source: source, line: line, key: "quiet.to",
+                message: "the \(section) window has no 'to' time; add one such as to = \"07:00\" (24-hour HH:MM).")
+        }
+        if from.minute == to.minute {
+            throw fail(to.entry, key: "quiet.to",
+                "'from' and 'to' in \(section) are both \(hhmm(from.minute)), so the window would be empty; for a "
+                    + "whole day use from = \"00:00\" and to = \"24:00\".")
+        }
+        let quietMode: QuietMode
+        switch mode?.name ?? .silent {
+        case .lowerVolume:
+            guard let volume else {
+                throw fail(mode!.entry, key: "quiet.mode",
+                    "mode = \"lower-volume\" needs a 'volume' in the same \(section) window, such as volume = 30.")
+            }
+            quietMode = .lowerVolume(percent: volume.percent)
+        case let other:
+            if let volume {
+                throw fail(volume.entry, key: "quiet.volume",
+                    "'volume' in \(section) only applies with mode = \"lower-volume\" (this window's mode is "
+                        + "\"\(other.rawValue)\"); remove it, or set mode = \"lower-volume\".")
+            }
+            quietMode = other == .chimeOnly ? .chimeOnly : .silent
+        }
+        return QuietWindow(days: days, from: from.minute, to: to.minute, mode: quietMode)
+    }
+
+    func hhmm(_ minute: Int) -> String { "\"\(pad(minute / 60, 2)):\(pad(minute % 60, 2))\"" }
+
+    /// Minutes after midnight from `"HH:MM"` or a TOML local time; `"24:00"` (1440) only for an end.
+    func clockTime(_ entry: TOMLTable.Entry, allowEndOfDay: Bool) throws(ConfigError) -> Int {
+        let section = Self.section
+        let key = "quiet.\(entry.key)"
+        let expectation = "\(name(entry, section)) must be a time of day such as \"22:00\" (24-hour HH:MM)"
+        switch entry.value {
+        case .string(let s):
+            let text = s.trimmingCharacters(in: .whitespaces)
+            if allowEndOfDay && text == "24:00" { return 1440 }
+            if text == "24:00" {
+                throw fail(entry, key: key, "\(name(entry, section)) cannot be \"24:00\", the end of the day; a window "
+                    + "that starts at midnight has from = \"00:00\".")
+            }
+            do {
+                let time = try InstantParser.parseClockTime(text)
+                return time.hour * 60 + time.minute
+            } catch {
+                let end = allowEndOfDay ? ", or \"24:00\" for the end of the day" : ""
+                throw fail(entry, key: key, "\(expectation)\(end), not \(TOMLValue.quoted(s)).")
+            }
+        case .dateTime(let d) where d.kind == .localTime:
+            let t = d.time!
+            guard t.second == 0 && t.nanosecond == 0 else {
+                throw fail(entry, key: key, "quiet hours are in whole minutes: write \(name(entry, section)) as "
+                    + "\(hhmm(t.hour * 60 + t.minute)), not \(d).")
+            }
+            return t.hour * 60 + t.minute
+        default:
+            throw fail(entry, key: key, "\(expectation) in quotes, not \(entry.value.userDescription).")
+        }
+    }
+
+    static let dayNames: [String: Weekdays] = {
+        var names: [String: Weekdays] = ["weekdays": .weekdays, "weekends": .weekends, "daily": .daily]
+        let long = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+        for day in 1...7 {
+            names[Weekdays.shortNames[day - 1]] = Weekdays(isoWeekday: day)
+            names[long[day - 1]] = Weekdays(isoWeekday: day)
+        }
+        return names
+    }()
+
+    func days(_ entry: TOMLTable.Entry) throws(ConfigError) -> Weekdays {
+        let section = Self.section
+        let expectation =
+            "\(name(entry, section)) must name days: \"mon\" … \"sun\", \"weekdays\", \"weekends\" or \"daily\", "
+            + "alone or in a list such as [\"sat\", \"sun\"]"
+        func day(_ value: TOMLValue) throws(ConfigError) -> Weekdays {
+            guard case .string(let s) = value else {
+                throw fail(entry, key: "quiet.days", "\(expectation); not \(value.userDescription).")
+            }
+            if let d = Self.dayNames[s.lowercased().trimmingCharacters(in: .whitespaces)] { return d }
+            var message = "\(expectation); \(TOMLValue.quoted(s)) is not a day"
+            let candidates = Weekdays.shortNames + ["weekdays", "weekends", "daily"]
+            if let near = Suggestion.closest(to: s, in: candidates) { message += " (did you mean \"\(near)\"?)" }
+            throw fail(entry, key: "quiet.days", message + ".")
+        }
+        switch entry.value {
+        case .array(let items):
+            guard !items.isEmpty else {
+                throw fail(entry, key: "quiet.days", "'days' in \(section) is an empty list, so the window would never "
+                    + "apply; list days such as [\"sat\", \"sun\"], or remove 'days' to mean every day.")
+            }
+            var result: Weekdays = []
+            for item in items { result.formUnion(try day(item)) }
+            return result
+        default:
+            return try day(entry.value)
+        }
+    }
+}
+
+/// The spelling of a quiet mode in the file (`QuietMode` itself carries the volume).
+private enum QuietModeName: String, CaseIterable {
+    case silent
+    case chimeOnly = "chime-only"
+    case lowerVolume = "lower-volume"
+}
+
+extension Config {
+    /// A documented configuration file: every key with its meaning and allowed values. The active
+    /// values are the defaults, except the two example quiet windows; `zone` is commented out
+    /// because its default is the system zone. `talking-clock` can print this as a starting point.
+    public static let exampleTOML = #"""
+        # talking-clock configuration (~/.config/talking-clock/config.toml).
+        # Every key is optional; unless noted, the values below are the defaults.
+
+        # IANA time zone to announce in. Leave it out to follow the system zone.
+        # zone = "Europe/London"
+
+        # ALSA device to play on ("default", or a name from `aplay -L` such as "hw:0,0").
+        device = "default"
+
+        # Sound pack: a pack name under the packs directory, or a path to a pack directory.
+        pack = "default"
+
+        # How often to speak: "quarter" (every 15 minutes), "half" or "hour".
+        interval = "quarter"
+
+        # Output volume in percent, 0 to 100.
+        volume = 100
+
+        # Seconds an announcement may start late and still play (more than 0, at most 300).
+        # Later ones, say after a suspend, are skipped instead of announcing a time that has passed.
+        late-limit = 5
+
+        # What starts announcements: "timer" (the daemon's own timer) or "external"
+        # (a systemd timer or cron job runs `talking-clock trigger` at each boundary).
+        driver = "timer"
+
+        # Chime: "hour" (the pack's bell before the voice at the top of each hour) or "none".
+        chime = "hour"
+
+        # "12h" says "three forty-five PM"; "24h" says "fifteen forty-five".
+        phrasing = "12h"
+
+        # With "24h" phrasing, 00:00 is said as "midnight" or "zero-hundred".
+        midnight = "midnight"
+
+        # Words before the time: "none", "its" ("it's three PM") or "the-time-is".
+        lead-in = "none"
+
+        # false: chime only, never speak the time.
+        voice = true
+
+        # Quiet hours (none by default; these two are examples). Each [[quiet]] window has:
+        #   days   "mon" … "sun", "weekdays", "weekends" or "daily", alone or in a list (default "daily")
+        #   from   start, "HH:MM" 24-hour
+        #   to     end, "HH:MM", not included ("24:00" is the end of the day); a window that crosses
+        #          midnight belongs to the day it starts on: a Friday 23:00-08:00 window covers
+        #          Saturday morning
+        #   mode   "silent", "chime-only" (no voice) or "lower-volume" (default "silent")
+        #   volume percent, required with "lower-volume" and only allowed with it
+        # Where windows overlap, the quieter one wins.
+
+        [[quiet]]
+        days = "daily"
+        from = "22:00"
+        to = "07:00"
+        mode = "silent"
+
+        [[quiet]]
+        days = ["sat", "sun"]
+        from = "07:00"
+        to = "09:00"
+        mode = "lower-volume"
+        volume = 30
+        """#
+}
