@@ -6,6 +6,16 @@
 #include <sys/signalfd.h>
 #include <sys/epoll.h>
 #include <signal.h>
+#include <sys/socket.h>
+
+/* struct ucred needs _GNU_SOURCE; this has the same layout (pid, uid, gid). */
+struct tc_peer_credentials { int pid; unsigned int uid; unsigned int gid; };
+
+/* getsockopt(SO_PEERCRED): who is on the other end of a Unix socket. */
+static inline int tc_peer_credentials(int fd, struct tc_peer_credentials *out) {
+    socklen_t len = sizeof(*out);
+    return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, out, &len);
+}
 
 static inline int tc_sigprocmask_block(const sigset_t *set) { return sigprocmask(SIG_BLOCK, set, 0); }
 #endif

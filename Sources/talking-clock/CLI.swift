@@ -23,7 +23,10 @@ struct TalkingClock: ParsableCommand {
             \(ExitStatus.table)
             """,
         version: "0.1.0",
-        subcommands: [Say.self, Schedule.self, Check.self]
+        subcommands: [
+            Say.self, Schedule.self, Check.self, Run.self, Announce.self, Status.self, Trigger.self, MuteCommand.self,
+            Unmute.self, Skip.self, Reload.self, ConfigExample.self,
+        ]
     )
 
     static func main() {
@@ -33,6 +36,8 @@ struct TalkingClock: ParsableCommand {
         } catch let error as CLIError {
             FileHandle.standardError.write(Data("talking-clock: \(error.description)\n".utf8))
             Foundation.exit(error.status.rawValue)
+        } catch let code as ExitCode {
+            Foundation.exit(code.rawValue)
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure || code.rawValue == 64 {

@@ -23,7 +23,21 @@ struct Say: ParsableCommand {
     @Flag(help: "Print the phrase and its clips; play nothing.")
     var dryRun = false
 
+    @Option(help: "Shift the wall clock by this many seconds.")
+    var clockOffset: Double = 0
+
+    @Flag(help: "Speak here even if a daemon is running (by default a plain 'say' asks the daemon).")
+    var local = false
+
     func run() throws {
+        // A plain `say` goes through a running daemon (its device, pack and volume); anything
+        // more specific, or no daemon, speaks here.
+        if !local, at == nil, output == nil, !dryRun, clockOffset == 0, clock.zone == nil, clock.pack == nil, clock.device == nil,
+            ControlClient.isListening(ControlPaths.socket())
+        {
+            print(try Control.send("say", socket: ControlPaths.socket()))
+            return
+        }
         let zone = try Support.zone(clock.zone)
         let (hour, minute): (Int, Int)
         if let at {
@@ -31,7 +45,7 @@ struct Say: ParsableCommand {
                 throw CLIError(.badInput, "--at: \(error.description)")
             }
         } else {
-            let local = CivilTime.local(Int(WallClock.now().rounded(.down)), in: zone)
+            let local = CivilTime.local(Int((WallClock.now() + clockOffset).rounded(.down)), in: zone)
             (hour, minute) = (local.hour, local.minute)
         }
         let pack = try Support.pack(clock.pack, scan: false)

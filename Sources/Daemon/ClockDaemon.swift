@@ -1,0 +1,535 @@
+import ALSAOutput
+import CLinux
+import Foundation
+import Glibc
+import Logging
+import Playback
+import SoundPack
+import TalkingClockCore
+
+/// What the daemon was started with (command line over config file).
+public struct DaemonOptions {
+    public var configPath: String?
+    public var overrides: ConfigOverrides
+    public var driver: Driver?
+    public var stateDirectory: URL
+    public var socketPath: String?
+    public var clock: ClockSource
+    /// `announce --next`: announce the next boundary (within `maxWait`) and exit.
+    public var oneShot: Bool
+    public var maxWait: Double
+    /// How long before a boundary the device is opened and fed silence.
+    public var lead: Double
+
+    public init(
+        configPath: String? = nil, overrides: ConfigOverrides = ConfigOverrides(), driver: Driver? = nil,
+        stateDirectory: URL = StateStore.defaultDirectory(), socketPath: String? = ControlPaths.socket(),
+        clock: ClockSource = ClockSource(), oneShot: Bool = false, maxWait: Double = 60, lead: Double = 1.0
+    ) {
+        self.configPath = configPath
+        self.overrides = overrides
+        self.driver = driver
+        self.stateDirectory = stateDirectory
+        self.socketPath = socketPath
+        self.clock = clock
+        self.oneShot = oneShot
+        self.maxWait = maxWait
+        self.lead = lead
+    }
+}
+
+/// A failure to start, with the exit status it maps to.
+public struct DaemonStartError: Error, CustomStringConvertible {
+    public var status: ExitStatus
+    public var description: String
+}
+
+/// The user daemon: one `EventLoop` whose sources are the boundary timer, signals, the control
+/// socket and, while an announcement plays, the sound device. All decisions come from the pure
+/// `AnnouncementScheduler`; this class only does the I/O around them.
+public final class ClockDaemon {
+    struct LastAnnouncement {
+        var boundary: Int?
+        var text: String
+        var result: String
+        var onsetErrorMs: Double?
+    }
+
+    struct Playing {
+        var session: PlaybackSession
+        var sink: ALSASink
+        var boundary: Int?
+        var anchorReal: Double?
+        var text: String
+        var watched: [Int32]
+        var clipFailures: [String]
+    }
+
+    private let options: DaemonOptions
+    private var logger = Logger(label: "talking-clock")
+    private let loop: EventLoop
+    private let store: StateStore
+    private let notifier = SystemdNotifier()
+    private var scheduler: AnnouncementScheduler
+    private var pack: SoundPack
+    private var server: ControlServer?
+    private let boundaryTimer: TimerFD
+    private let playbackTimer: TimerFD
+    private let signals: SignalFD
+    private var armed: Int?
+    private var playing: Playing?
+    private var last: LastAnnouncement?
+    private var exitStatus: ExitStatus = .ok
+    private var lastWatchdog = WallClock.monotonic()
+
+    public var driver: Driver { options.driver ?? scheduler.config.driver }
+
+    public init(options: DaemonOptions) throws(DaemonStartError) {
+        self.options = options
+        let config = try Self.loadConfig(options)
+        pack = try Self.loadPack(config.pack)
+        store = StateStore(directory: options.stateDirectory)
+        let (state, warning) = store.load()
+        scheduler = AnnouncementScheduler(config: config, state: state)
+        do {
+            loop = try EventLoop()
+            boundaryTimer = try TimerFD(realtime: options.clock.followsWallClock)
+            playbackTimer = try TimerFD(realtime: false)
+            signals = try SignalFD(signals: [SIGTERM, SIGINT, SIGHUP])
+        } catch {
+            throw DaemonStartError(status: .internalError, description: error.description)
+        }
+        if let warning { logger.warning("state file unreadable", metadata: ["detail": "\(warning)"]) }
+        if let path = options.socketPath, !options.oneShot {
+            do {
+                server = try ControlServer(path: path, loop: loop) { [unowned self] line in self.handleControl(line) }
+            } catch {
+                throw DaemonStartError(status: .badInput, description: "Could not start the control socket: \(error.description)")
+            }
+        }
+    }
+
+    static func loadConfig(_ options: DaemonOptions) throws(DaemonStartError) -> Config {
+        var config = Config()
+        if let path = options.configPath ?? Self.defaultConfigPath(), FileManager.default.fileExists(atPath: path) {
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw DaemonStartError(status: .badInput, description: "Could not read the config file \(path); check its permissions.")
+            }
+            do { config = try Config.parse(text, source: path) } catch {
+                throw DaemonStartError(status: .badInput, description: error.description)
+            }
+        } else if let path = options.configPath {
+            throw DaemonStartError(status: .badInput, description: "The config file \(path) does not exist; create it (see 'talking-clock config-example') or drop --config.")
+        }
+        return config.merged(with: options.overrides)
+    }
+
+    /// `$XDG_CONFIG_HOME/talking-clock/config.toml` (default `~/.config`).
+    public static func defaultConfigPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        if let xdg = environment["XDG_CONFIG_HOME"], !xdg.isEmpty { return xdg + "/talking-clock/config.toml" }
+        return environment["HOME"].map { $0 + "/.config/talking-clock/config.toml" }
+    }
+
+    static func loadPack(_ name: String) throws(DaemonStartError) -> SoundPack {
+        let url: URL
+        switch PackLocator.locate(name) {
+        case .success(let found): url = found
+        case .failure(let error): throw DaemonStartError(status: .packError, description: error.description)
+        }
+        do {
+            let pack = try SoundPack(directory: url, scan: true)
+            // Decode everything now: nothing is decoded on the boundary, and a damaged clip is
+            // found at start or reload, not when it should be heard.
+            try pack.preload()
+            return pack
+        } catch {
+            throw DaemonStartError(status: .packError, description: error.description)
+        }
+    }
+
+    private func zone() -> TimeZone {
+        scheduler.config.zone ?? ((try? ZoneResolver.resolve(explicit: nil)) ?? TimeZone(identifier: "UTC")!)
+    }
+
+    // MARK: - Running
+
+    /// Runs until SIGTERM/SIGINT (daemon) or until the one announcement is decided (one-shot).
+    public func run() -> ExitStatus {
+        do {
+            try loop.watch(boundaryTimer.fd, events: UInt32(EPOLLIN.rawValue)) { [unowned self] _ in self.boundaryTimerFired() }
+            try loop.watch(playbackTimer.fd, events: UInt32(EPOLLIN.rawValue)) { [unowned self] _ in
+                _ = self.playbackTimer.read()
+                self.pumpPlayback()
+            }
+            try loop.watch(signals.fd, events: UInt32(EPOLLIN.rawValue)) { [unowned self] _ in self.handleSignals() }
+        } catch {
+            logger.critical("event loop setup failed", metadata: ["error": "\(error)"])
+            return .internalError
+        }
+        logger.info(
+            "started",
+            metadata: [
+                "driver": "\(driver.rawValue)", "pack": "\(pack.name)", "device": "\(scheduler.config.device)",
+                "zone": "\(zone().identifier)", "interval": "\(scheduler.config.interval.rawValue)",
+                "socket": "\(server?.path ?? "none")",
+            ])
+        if options.oneShot {
+            let reply = trigger()
+            if case .error(let message) = reply {
+                logger.notice("not announcing", metadata: ["reason": "\(message)"])
+                FileHandle.standardError.write(Data("talking-clock: \(message)\n".utf8))
+                return exitStatus == .ok ? .stale : exitStatus
+            }
+        } else if driver == .timer {
+            armNext(after: options.clock.now())
+        }
+        notifier.send("READY=1\nSTATUS=\(statusLine())")
+        loop.run()
+        notifier.send("STOPPING=1")
+        server?.close()
+        return exitStatus
+    }
+
+    private func armNext(after now: Double) {
+        let boundary = scheduler.nextBoundary(after: now, in: zone())
+        arm(boundary)
+    }
+
+    private func arm(_ boundary: Int) {
+        armed = boundary
+        let wake = Double(boundary) - options.lead * options.clock.rate
+        if options.clock.followsWallClock {
+            boundaryTimer.arm(at: options.clock.realInstant(for: wake))
+        } else {
+            boundaryTimer.arm(after: max(0.001, options.clock.realSeconds(until: wake)))
+        }
+        notifier.send("STATUS=\(statusLine())")
+    }
+
+    private func boundaryTimerFired() {
+        let expiry = boundaryTimer.read()
+        pingWatchdog()
+        if expiry == .clockWasSet {
+            // An NTP step or a manual `date`: re-read the clock and re-arm at once.
+            let now = options.clock.now()
+            logger.notice("clock was set", metadata: ["now": "\(CivilTime.utcString(Int(now)))"])
+            if let boundary = armed, now <= Double(boundary) + scheduler.config.lateLimit, now >= Double(boundary) - options.lead * 2 {
+                announce(boundary)  // the step landed us right at it
+            } else {
+                rearmAfterDecision(now: now)
+            }
+            return
+        }
+        guard expiry == .fired, let boundary = armed else { return }
+        let now = options.clock.now()
+        if now < Double(boundary) - options.lead * options.clock.rate - 0.5 {
+            // Woke early (cannot happen with an absolute timer unless the clock moved back): re-arm.
+            arm(boundary)
+            return
+        }
+        announce(boundary)
+    }
+
+    private func rearmAfterDecision(now: Double) {
+        armed = nil
+        if driver == .timer && !options.oneShot { armNext(after: now) }
+    }
+
+    /// Decides about `boundary` and, if it is to be spoken, starts playing it anchored on it.
+    private func announce(_ boundary: Int) {
+        let now = options.clock.now()
+        let zone = zone()
+        let decision = scheduler.decide(boundary: boundary, now: now, in: zone, busy: playing != nil)
+        armed = nil
+        switch decision {
+        case .skip(_, let local, let reason):
+            scheduler.recordSkipped(decision)
+            let level: Logger.Level = reason == .stale ? .warning : .info
+            logger.log(level: level, "skipped", metadata: ["boundary": "\(local.rfc3339)", "reason": "\(reason.rawValue)", "late_s": "\(String(format: "%.3f", now - Double(boundary)))"])
+            last = LastAnnouncement(boundary: boundary, text: "", result: "skipped: \(reason.rawValue)", onsetErrorMs: nil)
+            if options.oneShot {
+                exitStatus = reason == .muted || reason == .quiet ? .muted : .stale
+                loop.stop()
+            }
+        case .speak(_, let local, let style, let gain):
+            start(boundary: boundary, local: local, style: style, gain: gain)
+        }
+        if driver == .timer && !options.oneShot { armNext(after: max(now, Double(boundary))) }
+    }
+
+    private func start(boundary: Int?, local: LocalDateTime, style: AnnouncementStyle, gain: Float) {
+        let plan: AnnouncementPlan
+        let timeline: Timeline
+        do {
+            plan = try AnnouncementPlan.make(hour: local.hour, minute: local.minute, style: style, available: pack.clipIds)
+            timeline = try pack.timeline(for: plan)
+        } catch let error as VocabularyError {
+            return failBeforeStart(boundary, local, "pack cannot say it: \(error.description)", status: .packError)
+        } catch {
+            return failBeforeStart(boundary, local, "\(error)", status: .packError)
+        }
+        guard !timeline.items.isEmpty else {
+            return failBeforeStart(boundary, local, "nothing to play (voice off and no chime)", status: .muted)
+        }
+        let pcm = Mixer.render(timeline, gain: gain) { [pack] in (try? pack.audio($0).samples) ?? [] }
+        let sink: ALSASink
+        do { sink = try ALSASink(device: scheduler.config.device, format: timeline.format) } catch {
+            return failBeforeStart(boundary, local, error.description, status: .deviceError)
+        }
+        if let boundary {
+            // At most once, even across a crash in the middle of the announcement.
+            scheduler.recordSpoken(boundary)
+            persist()
+        }
+        let anchorReal = boundary.map { options.clock.realInstant(for: Double($0)) }
+        var failures: [String] = []
+        let session = PlaybackSession(sink: sink, timeline: timeline, pcm: pcm, anchorAt: anchorReal, clock: WallClock.now) { item, result in
+            if case .failed(let e) = result { failures.append("\(item.clip): \(e.description)") }
+        }
+        var watched: [Int32] = []
+        for d in sink.pollDescriptors() {
+            try? loop.watch(d.fd, events: UInt32(d.events)) { [unowned self] events in
+                self.playing?.sink.acknowledge(revents: self.reventsFor(fd: d.fd, events: events))
+                self.pumpPlayback()
+            }
+            watched.append(d.fd)
+        }
+        playing = Playing(session: session, sink: sink, boundary: boundary, anchorReal: anchorReal, text: plan.phrase.text, watched: watched, clipFailures: failures)
+        pumpPlayback()
+    }
+
+    private func reventsFor(fd: Int32, events: UInt32) -> [Int16] {
+        guard let playing else { return [] }
+        return playing.sink.pollDescriptors().map { $0.fd == fd ? Int16(truncatingIfNeeded: events) : 0 }
+    }
+
+    private func failBeforeStart(_ boundary: Int?, _ local: LocalDateTime, _ reason: String, status: ExitStatus) {
+        logger.error("announcement failed", metadata: ["boundary": "\(local.rfc3339)", "reason": "\(reason)"])
+        last = LastAnnouncement(boundary: boundary, text: "", result: "failed: \(reason)", onsetErrorMs: nil)
+        if options.oneShot {
+            exitStatus = status
+            loop.stop()
+        }
+    }
+
+    private func pumpPlayback() {
+        guard let current = playing else { return }
+        switch current.session.pump() {
+        case .wait(let timeout):
+            if let timeout { playbackTimer.arm(after: max(0.0005, timeout)) }
+        case .done:
+            finishPlayback(interrupted: false)
+        }
+    }
+
+    private func finishPlayback(interrupted: Bool) {
+        guard let current = playing else { return }
+        playing = nil
+        playbackTimer.disarm()
+        for fd in current.watched { loop.unwatch(fd) }
+        current.sink.close()
+        var onset: Double?
+        if let predicted = current.session.predictedAnchorTime, let anchor = current.anchorReal {
+            onset = (predicted - anchor) * 1000
+        }
+        let result: String
+        if let failure = current.session.failure {
+            result = "failed: \(failure.description)"
+            logger.error("announcement failed", metadata: ["text": "\(current.text)", "reason": "\(failure.description)"])
+            if options.oneShot { exitStatus = .deviceError }
+        } else if interrupted {
+            result = "interrupted"
+            logger.info("announcement cut", metadata: ["text": "\(current.text)"])
+        } else {
+            result = "spoke"
+            var meta: Logger.Metadata = ["text": "\(current.text)"]
+            if let b = current.boundary { meta["boundary"] = "\(CivilTime.local(b, in: zone()).rfc3339)" }
+            if let onset { meta["onset_error_ms"] = "\(String(format: "%.3f", onset))" }
+            logger.info("spoke", metadata: meta)
+        }
+        last = LastAnnouncement(boundary: current.boundary, text: current.text, result: result, onsetErrorMs: onset)
+        notifier.send("STATUS=\(statusLine())")
+        if options.oneShot { loop.stop() }
+    }
+
+    private func pingWatchdog() {
+        guard notifier.watchdogInterval != nil else { return }
+        notifier.send("WATCHDOG=1")
+        lastWatchdog = WallClock.monotonic()
+    }
+
+    private func handleSignals() {
+        for signal in signals.read() {
+            switch signal {
+            case SIGHUP:
+                logger.info("reload requested", metadata: ["signal": "SIGHUP"])
+                _ = reload()
+            default:
+                logger.info("stopping", metadata: ["signal": "\(signal == SIGTERM ? "SIGTERM" : "SIGINT")"])
+                if let current = playing {
+                    current.session.cancel()
+                    finishPlayback(interrupted: true)
+                }
+                exitStatus = .ok
+                loop.stop()
+            }
+        }
+    }
+
+    private func persist() {
+        do { try store.save(scheduler.state) } catch {
+            logger.error("state not saved", metadata: ["error": "\(error)"])
+        }
+    }
+
+    // MARK: - Control
+
+    private func handleControl(_ line: [UInt8]) -> String {
+        switch ControlRequest.parse(line: line) {
+        case .failure(let error): return error.reply.render()
+        case .success(let request): return respond(to: request).render()
+        }
+    }
+
+    func respond(to request: ControlRequest) -> ControlReply {
+        let now = options.clock.now()
+        switch request {
+        case .help:
+            return .ok(ControlRequest.helpText)
+        case .status:
+            return .ok(statusLine())
+        case .statusJSON:
+            return .ok(statusJSON())
+        case .say:
+            guard playing == nil else { return .error("an announcement is playing; try again when it ends, or 'skip' it") }
+            let local = CivilTime.local(Int(now.rounded(.down)), in: zone())
+            var style = scheduler.config.announcementStyle
+            style.chime = .none  // on demand: just the time
+            start(boundary: nil, local: local, style: style, gain: Float(scheduler.config.volume) / 100)
+            if let failure = last?.result, failure.hasPrefix("failed"), playing == nil { return .error(failure) }
+            return .ok("speaking \(Phrase.forTime(hour: local.hour, minute: local.minute, style: style.phrase).text)")
+        case .trigger:
+            return trigger()
+        case .mute, .muteFor, .muteUntil, .unmute:
+            var state = scheduler.state
+            switch request {
+            case .mute: state.mute = .muted
+            case .muteFor(let seconds): state.mute = .mutedUntil(Int(now) + seconds)
+            case .muteUntil(let h, let m): state.mute = .mutedUntil(Mute.nextInstant(hour: h, minute: m, after: Int(now), in: zone()))
+            default: state.mute = .unmuted
+            }
+            do { try store.save(state) } catch {
+                return .error("mute state not changed: \(error)")
+            }
+            scheduler.state = state
+            logger.info("mute changed", metadata: ["mute": "\(state.mute)"])
+            return .ok("\(state.mute.description)")
+        case .skip:
+            if let current = playing {
+                current.session.cancel()
+                finishPlayback(interrupted: true)
+                return .ok("cut the current announcement")
+            }
+            scheduler.skipNext = true
+            return .ok("the next announcement will be left out")
+        case .reload:
+            return reload()
+        }
+    }
+
+    /// A trigger (control `trigger`, `announce --next`): arm the next boundary if it is within
+    /// `maxWait`; a second trigger for the same boundary changes nothing.
+    func trigger() -> ControlReply {
+        let now = options.clock.now()
+        let boundary = scheduler.nextBoundary(after: now - scheduler.config.lateLimit, in: zone())
+        let local = CivilTime.local(boundary, in: zone())
+        if playing?.boundary == boundary || armed == boundary {
+            return .ok("already announcing \(local.rfc3339)")
+        }
+        let wait = Double(boundary) - now
+        guard wait <= options.maxWait else {
+            exitStatus = .stale
+            return .error("the next boundary (\(local.rfc3339)) is \(Int(wait.rounded())) s away, more than --max-wait \(Int(options.maxWait)) s; trigger closer to it")
+        }
+        if wait <= options.lead * options.clock.rate {
+            announce(boundary)  // already inside the lead time (or late, within the late limit)
+        } else {
+            arm(boundary)
+        }
+        return .ok("announcing \(local.rfc3339) in \(String(format: "%.1f", max(0, wait))) s")
+    }
+
+    func reload() -> ControlReply {
+        do {
+            let config = try Self.loadConfig(options)
+            let newPack = try Self.loadPack(config.pack)
+            scheduler.config = config
+            pack = newPack
+            logger.info("reloaded", metadata: ["pack": "\(pack.name)", "device": "\(config.device)"])
+            if driver == .timer && playing == nil && !options.oneShot { armNext(after: options.clock.now()) }
+            return .ok("reloaded")
+        } catch {
+            logger.error("reload refused", metadata: ["reason": "\(error.description)"])
+            return .error("reload refused, the previous configuration and pack stay: \(error.description)")
+        }
+    }
+
+    private func statusLine() -> String {
+        let z = zone()
+        var parts = ["driver \(driver.rawValue)"]
+        if let b = armed {
+            let local = CivilTime.local(b, in: z)
+            parts.append("next \(local.rfc3339) \"\(Phrase.forTime(hour: local.hour, minute: local.minute, style: scheduler.config.announcementStyle.phrase).text)\"")
+        }
+        parts.append("mute \(scheduler.state.mute.resolved(at: Int(options.clock.now())))")
+        if let last { parts.append("last \(last.result)" + (last.onsetErrorMs.map { String(format: " (onset %+.3f ms)", $0) } ?? "")) }
+        parts.append("device \(scheduler.config.device)")
+        parts.append("pack \(pack.name)")
+        return parts.joined(separator: "; ")
+    }
+
+    private func statusJSON() -> String {
+        let z = zone()
+        var fields: [String] = []
+        func str(_ s: String) -> String {
+            var out = "\""
+            for scalar in s.unicodeScalars {
+                switch scalar {
+                case "\"": out += "\\\""
+                case "\\": out += "\\\\"
+                default:
+                    if scalar.value < 0x20 { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
+                }
+            }
+            return out + "\""
+        }
+        fields.append("\"driver\":\(str(driver.rawValue))")
+        if let b = armed {
+            let local = CivilTime.local(b, in: z)
+            fields.append("\"next\":{\"at\":\(str(local.rfc3339)),\"text\":\(str(Phrase.forTime(hour: local.hour, minute: local.minute, style: scheduler.config.announcementStyle.phrase).text))}")
+        } else {
+            fields.append("\"next\":null")
+        }
+        let mute = scheduler.state.mute.resolved(at: Int(options.clock.now()))
+        fields.append("\"muted\":\(mute.isMuted(at: Int(options.clock.now())))")
+        fields.append("\"mute\":\(str(mute.description))")
+        if let q = QuietHours.mode(in: scheduler.config.quiet, at: CivilTime.local(Int(options.clock.now()), in: z)) {
+            fields.append("\"quiet\":\(str(q.description))")
+        } else {
+            fields.append("\"quiet\":null")
+        }
+        if let last {
+            var l = ["\"result\":\(str(last.result))", "\"text\":\(str(last.text))"]
+            if let b = last.boundary { l.append("\"boundary\":\(str(CivilTime.local(b, in: z).rfc3339))") }
+            if let o = last.onsetErrorMs { l.append("\"onset_error_ms\":\(String(format: "%.3f", o))") }
+            fields.append("\"last\":{\(l.joined(separator: ","))}")
+        } else {
+            fields.append("\"last\":null")
+        }
+        fields.append("\"playing\":\(playing != nil)")
+        fields.append("\"device\":\(str(scheduler.config.device))")
+        fields.append("\"pack\":\(str(pack.name))")
+        fields.append("\"zone\":\(str(z.identifier))")
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+}

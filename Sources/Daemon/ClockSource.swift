@@ -1,0 +1,36 @@
+import Foundation
+
+/// The daemon's notion of "now": the real wall clock, shifted by `--clock-offset`, or a
+/// simulated clock (`--fake-clock START --clock-rate R`) that runs R times faster than real time.
+public struct ClockSource: Sendable {
+    public let offset: Double
+    public let fakeStart: Double?
+    public let rate: Double
+    private let monotonicStart: Double
+
+    public init(offset: Double = 0, fakeStart: Double? = nil, rate: Double = 1) {
+        self.offset = offset
+        self.fakeStart = fakeStart
+        self.rate = rate
+        self.monotonicStart = WallClock.monotonic()
+    }
+
+    public var isReal: Bool { fakeStart == nil && offset == 0 }
+    /// Whether boundaries can be waited for with an absolute CLOCK_REALTIME timer (so clock steps
+    /// re-arm at once). A simulated clock uses monotonic waits instead.
+    public var followsWallClock: Bool { fakeStart == nil }
+
+    public func now() -> Double {
+        if let fakeStart { return fakeStart + (WallClock.monotonic() - monotonicStart) * rate }
+        return WallClock.now() + offset
+    }
+
+    /// The real CLOCK_REALTIME instant at which this clock will read `instant`.
+    public func realInstant(for instant: Double) -> Double {
+        if fakeStart != nil { return WallClock.now() + (instant - now()) / rate }
+        return instant - offset
+    }
+
+    /// Real seconds until this clock reads `instant`.
+    public func realSeconds(until instant: Double) -> Double { (instant - now()) / rate }
+}

@@ -1,0 +1,269 @@
+import CLinux
+import Foundation
+import Glibc
+import TalkingClockCore
+
+/// Where the control socket lives: `$XDG_RUNTIME_DIR/talking-clock/control.sock`
+/// (falling back to `/run/user/UID`, then `/tmp/talking-clock-UID`).
+public enum ControlPaths {
+    public static func directory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty { return runtime + "/talking-clock" }
+        let run = "/run/user/\(getuid())"
+        if FileManager.default.fileExists(atPath: run) { return run + "/talking-clock" }
+        return "/tmp/talking-clock-\(getuid())"
+    }
+
+    public static func socket(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        directory(environment: environment) + "/control.sock"
+    }
+}
+
+func makeAddress(_ path: String) throws(SystemError) -> (sockaddr_un, socklen_t) {
+    var addr = sockaddr_un()
+    addr.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else {
+        throw SystemError("bind", code: ENAMETOOLONG, context: "socket path \(path)")
+    }
+    withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+        for (i, b) in bytes.enumerated() { raw[i] = b }
+    }
+    return (addr, socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + 1))
+}
+
+func withSockaddr<R>(_ addr: inout sockaddr_un, _ body: (UnsafePointer<sockaddr>) -> R) -> R {
+    withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1, body) }
+}
+
+/// The daemon's end of the control socket: a listening Unix stream socket in a private
+/// directory (0700, socket 0600), peer credentials checked on every connection, one line
+/// protocol per client with bounded memory, stalled clients dropped after `idleTimeout`.
+public final class ControlServer {
+    public typealias Handler = (_ line: [UInt8]) -> String
+
+    public let path: String
+    public static let maxClients = 64
+    public static let maxPendingOutput = 64 * 1024
+    public static let idleTimeout = 10.0
+
+    private let loop: EventLoop
+    private let handler: Handler
+    private let listenFD: Int32
+    private let sweep: TimerFD
+    private var clients: [Int32: Client] = [:]
+
+    final class Client {
+        var framer = LineFramer()
+        var output: [UInt8] = []
+        var deadline: Double
+        init(deadline: Double) { self.deadline = deadline }
+    }
+
+    /// Creates the directory and socket. Fails with a sentence if another daemon is listening or
+    /// the directory belongs to someone else.
+    public init(path: String, loop: EventLoop, handler: @escaping Handler) throws(SystemError) {
+        self.path = path
+        self.loop = loop
+        self.handler = handler
+        let dir = (path as NSString).deletingLastPathComponent
+        try Self.preparePrivateDirectory(dir)
+        if FileManager.default.fileExists(atPath: path) {
+            if ControlClient.isListening(path) {
+                throw SystemError("bind", code: EADDRINUSE, context: "another talking-clock daemon is already listening on \(path) (stop it first, or use its 'status')")
+            }
+            unlink(path)
+        }
+        let listenFD = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard listenFD >= 0 else { throw SystemError("socket", context: "control socket") }
+        self.listenFD = listenFD
+        var (addr, len) = try makeAddress(path)
+        let oldMask = umask(0o177)  // the socket is created 0600
+        let bound = withSockaddr(&addr) { bind(listenFD, $0, len) }
+        umask(oldMask)
+        guard bound == 0 else {
+            let e = errno
+            Glibc.close(listenFD)
+            throw SystemError("bind", code: e, context: "control socket \(path)")
+        }
+        chmod(path, 0o600)
+        guard listen(listenFD, 16) == 0 else {
+            let e = errno
+            Glibc.close(listenFD)
+            throw SystemError("listen", code: e, context: "control socket \(path)")
+        }
+        sweep = try TimerFD(realtime: false)
+        try loop.watch(listenFD, events: UInt32(EPOLLIN.rawValue)) { [unowned self] _ in self.acceptAll() }
+        try loop.watch(sweep.fd, events: UInt32(EPOLLIN.rawValue)) { [unowned self] _ in
+            _ = self.sweep.read()
+            self.dropStalled()
+        }
+    }
+
+    /// Number of connected clients (for tests and status).
+    public var clientCount: Int { clients.count }
+
+    public func close() {
+        for fd in Array(clients.keys) { drop(fd) }
+        loop.unwatch(listenFD)
+        loop.unwatch(sweep.fd)
+        Glibc.close(listenFD)
+        unlink(path)
+    }
+
+    static func preparePrivateDirectory(_ dir: String) throws(SystemError) {
+        if mkdir(dir, 0o700) != 0 && errno != EEXIST {
+            throw SystemError("mkdir", context: "control directory \(dir) (check that XDG_RUNTIME_DIR exists and is yours)")
+        }
+        var st = stat()
+        guard lstat(dir, &st) == 0 else { throw SystemError("stat", context: dir) }
+        guard (st.st_mode & S_IFMT) == S_IFDIR, st.st_uid == getuid() else {
+            throw SystemError("stat", code: EPERM, context: "\(dir) is not a directory owned by you; remove it or set XDG_RUNTIME_DIR")
+        }
+        if st.st_mode & 0o077 != 0 { chmod(dir, 0o700) }
+    }
+
+    private func acceptAll() {
+        while true {
+            let fd = accept(listenFD, nil, nil)
+            if fd < 0 { return }
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            var cred = tc_peer_credentials()
+            guard tc_peer_credentials(fd, &cred) == 0, cred.uid == getuid() else {
+                let reply = Array(ControlReply.error("permission denied: this talking-clock belongs to uid \(getuid())").render().utf8)
+                _ = reply.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                Glibc.close(fd)
+                continue
+            }
+            guard clients.count < Self.maxClients else {
+                let reply = Array(ControlReply.error("too many clients; try again").render().utf8)
+                _ = reply.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                Glibc.close(fd)
+                continue
+            }
+            let client = Client(deadline: WallClock.monotonic() + Self.idleTimeout)
+            clients[fd] = client
+            do {
+                try loop.watch(fd, events: UInt32(EPOLLIN.rawValue)) { [unowned self] events in self.service(fd, events: events) }
+            } catch {
+                drop(fd)
+            }
+            armSweep()
+        }
+    }
+
+    private func service(_ fd: Int32, events: UInt32) {
+        guard let client = clients[fd] else { return }
+        if events & UInt32(EPOLLOUT.rawValue) != 0 { flush(fd, client) }
+        if events & (UInt32(EPOLLIN.rawValue) | UInt32(EPOLLHUP.rawValue) | UInt32(EPOLLERR.rawValue)) != 0 {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            // Bounded reads per wake-up, so one flooding client cannot starve the loop.
+            for _ in 0..<16 {
+                let n = recv(fd, &buffer, buffer.count, 0)
+                if n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) {
+                    drop(fd)
+                    return
+                }
+                if n < 0 { break }
+                client.deadline = WallClock.monotonic() + Self.idleTimeout
+                for framed in client.framer.append(buffer[0..<n]) {
+                    let reply: String
+                    switch framed {
+                    case .line(let line): reply = handler(line)
+                    case .tooLong: reply = ControlReply.error("request too long (at most \(LineFramer.maxLineLength) bytes)").render()
+                    }
+                    client.output += Array(reply.utf8)
+                }
+                guard clients[fd] != nil else { return }
+                if client.output.count > Self.maxPendingOutput {
+                    drop(fd)  // it sends but never reads
+                    return
+                }
+            }
+            flush(fd, client)
+        }
+    }
+
+    private func flush(_ fd: Int32, _ client: Client) {
+        while !client.output.isEmpty {
+            let n = client.output.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { break }
+            client.output.removeFirst(n)
+        }
+        let want = UInt32(EPOLLIN.rawValue) | (client.output.isEmpty ? 0 : UInt32(EPOLLOUT.rawValue))
+        try? loop.watch(fd, events: want) { [unowned self] events in self.service(fd, events: events) }
+    }
+
+    private func drop(_ fd: Int32) {
+        loop.unwatch(fd)
+        clients.removeValue(forKey: fd)
+        Glibc.close(fd)
+    }
+
+    private func dropStalled() {
+        let now = WallClock.monotonic()
+        for (fd, client) in clients where client.deadline <= now { drop(fd) }
+        armSweep()
+    }
+
+    /// The sweep timer runs only while clients are connected: no idle wake-ups otherwise.
+    private func armSweep() {
+        guard let next = clients.values.map(\.deadline).min() else {
+            sweep.disarm()
+            return
+        }
+        sweep.arm(after: max(0.01, next - WallClock.monotonic()))
+    }
+}
+
+/// The CLI's end: one request line, one reply line.
+public enum ControlClient {
+    public enum Failure: Error, CustomStringConvertible {
+        case noDaemon(String)
+        case io(String)
+
+        public var description: String {
+            switch self {
+            case .noDaemon(let path): "No talking-clock daemon is running (nothing listens on \(path)); start it with 'talking-clock run' or 'systemctl --user start talking-clock'."
+            case .io(let text): text
+            }
+        }
+    }
+
+    public static func isListening(_ path: String) -> Bool {
+        guard let fd = try? connect(path) else { return false }
+        Glibc.close(fd)
+        return true
+    }
+
+    static func connect(_ path: String) throws -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw Failure.io("socket: \(String(cString: strerror(errno)))") }
+        var (addr, len) = try makeAddress(path)
+        guard withSockaddr(&addr, { Glibc.connect(fd, $0, len) }) == 0 else {
+            Glibc.close(fd)
+            throw Failure.noDaemon(path)
+        }
+        return fd
+    }
+
+    /// Sends `request` and returns the reply line (without the newline).
+    public static func send(_ request: String, path: String, timeout: Double = 10) throws -> String {
+        let fd = try connect(path)
+        defer { Glibc.close(fd) }
+        var tv = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        let bytes = Array((request + "\n").utf8)
+        guard bytes.withUnsafeBytes({ Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count else {
+            throw Failure.io("Could not send to the daemon at \(path): \(String(cString: strerror(errno))).")
+        }
+        var reply: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !reply.contains(10) {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { throw Failure.io("The daemon at \(path) closed the connection without a reply.") }
+            reply += buffer[0..<n]
+        }
+        return String(decoding: reply[..<reply.firstIndex(of: 10)!], as: UTF8.self)
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+
+/// Why a boundary was not spoken.
+public enum SkipReason: String, Sendable, Hashable {
+    /// It was spoken before (a restart, a clock stepped back, a duplicate trigger).
+    case alreadySpoken = "already-spoken"
+    /// The wake-up came more than `late-limit` after it (suspend/resume, a forward clock jump):
+    /// speaking now would say the wrong time.
+    case stale
+    case muted
+    case quiet
+    /// `skip` was asked for before it.
+    case skipRequested = "skip-requested"
+    /// Another announcement is still playing.
+    case busy
+}
+
+/// What to do about one boundary.
+public enum Decision: Hashable, Sendable {
+    case speak(boundary: Int, local: LocalDateTime, style: AnnouncementStyle, gain: Float)
+    case skip(boundary: Int, local: LocalDateTime, reason: SkipReason)
+
+    public var boundary: Int {
+        switch self {
+        case .speak(let b, _, _, _), .skip(let b, _, _): b
+        }
+    }
+}
+
+/// How a wake-up relates to the boundary it was for (cronie's `wakeupKind`, in one place).
+public enum WakeKind: Hashable, Sendable {
+    /// Before the boundary: the normal case, the device is opened ahead of it.
+    case ahead(seconds: Double)
+    /// After the boundary but within the late limit: speak at once.
+    case late(seconds: Double)
+    /// More than the late limit after it.
+    case stale(seconds: Double)
+
+    public static func classify(now: Double, boundary: Int, lateLimit: Double) -> WakeKind {
+        let delta = now - Double(boundary)
+        if delta <= 0 { return .ahead(seconds: -delta) }
+        return delta <= lateLimit ? .late(seconds: delta) : .stale(seconds: delta)
+    }
+}
+
+/// The daemon's decisions as a pure value: which boundary comes next, and whether to speak it.
+/// Nothing here reads a clock, a file or a device; the daemon passes the time in.
+public struct AnnouncementScheduler: Hashable, Sendable {
+    public var config: Config
+    public var state: PersistentState
+    /// Set by `skip` when nothing is playing: leave out the next announcement.
+    public var skipNext = false
+
+    /// A last-spoken boundary further than this in the future is not trusted (a clock that was
+    /// once set years ahead must not silence the clock until then).
+    public static let trustHorizon = 86_400
+
+    public init(config: Config, state: PersistentState) {
+        self.config = config
+        self.state = state
+    }
+
+    /// The next boundary strictly after `now` that has not been spoken already.
+    public func nextBoundary(after now: Double, in zone: TimeZone) -> Int {
+        let next = BoundarySchedule.next(after: now, in: zone, interval: config.interval)
+        if let last = state.lastSpokenBoundary, next <= last, last - next <= Self.trustHorizon {
+            return BoundarySchedule.next(after: Double(last), in: zone, interval: config.interval)
+        }
+        return next
+    }
+
+    /// Whether and how to speak `boundary`, deciding at `now`.
+    public func decide(boundary: Int, now: Double, in zone: TimeZone, busy: Bool = false) -> Decision {
+        let local = CivilTime.local(boundary, in: zone)
+        if let last = state.lastSpokenBoundary, boundary <= last, last - boundary <= Self.trustHorizon {
+            return .skip(boundary: boundary, local: local, reason: .alreadySpoken)
+        }
+        if case .stale = WakeKind.classify(now: now, boundary: boundary, lateLimit: config.lateLimit) {
+            return .skip(boundary: boundary, local: local, reason: .stale)
+        }
+        if state.mute.isMuted(at: boundary) { return .skip(boundary: boundary, local: local, reason: .muted) }
+        if skipNext { return .skip(boundary: boundary, local: local, reason: .skipRequested) }
+        if busy { return .skip(boundary: boundary, local: local, reason: .busy) }
+        var style = config.announcementStyle
+        var gain = Float(config.volume) / 100
+        switch QuietHours.mode(in: config.quiet, at: local) {
+        case .some(.silent):
+            return .skip(boundary: boundary, local: local, reason: .quiet)
+        case .some(.chimeOnly):
+            // Only a boundary that has a chime makes a sound in chime-only hours.
+            guard style.chime != .none, local.minute == 0 else {
+                return .skip(boundary: boundary, local: local, reason: .quiet)
+            }
+            style.voice = false
+        case .some(.lowerVolume(let percent)):
+            gain = min(gain, Float(percent) / 100)
+        case .none:
+            break
+        }
+        return .speak(boundary: boundary, local: local, style: style, gain: gain)
+    }
+
+    /// Remembers that `boundary` was spoken (or started), so it is never spoken again.
+    public mutating func recordSpoken(_ boundary: Int) {
+        state.lastSpokenBoundary = max(state.lastSpokenBoundary ?? boundary, boundary)
+        skipNext = false
+    }
+
+    /// Consumes a pending `skip` once its boundary has passed.
+    public mutating func recordSkipped(_ decision: Decision) {
+        if case .skip(_, _, .skipRequested) = decision { skipNext = false }
+    }
+}

@@ -1,0 +1,191 @@
+import ArgumentParser
+import Daemon
+import Foundation
+import Logging
+import TalkingClockCore
+
+/// Options of the commands that run the scheduling machinery.
+struct DaemonArguments: ParsableArguments {
+    @OptionGroup var clock: ClockOptions
+
+    @Option(help: "Config file (default: $XDG_CONFIG_HOME/talking-clock/config.toml).")
+    var config: String?
+
+    @Option(help: "Shift the wall clock by this many seconds (tests and demos: make a boundary come soon).")
+    var clockOffset: Double = 0
+
+    @Option(help: "Simulate the clock from this instant (RFC 3339 or local time in --tz).")
+    var fakeClock: String?
+
+    @Option(help: "With --fake-clock: how many times faster than real time the simulated clock runs.")
+    var clockRate: Double = 1
+
+    @Option(help: "State directory (default: $XDG_STATE_HOME/talking-clock).")
+    var stateDir: String?
+
+    @Option(help: "Control socket path (default: $XDG_RUNTIME_DIR/talking-clock/control.sock).")
+    var socket: String?
+
+    func validate() throws {
+        guard clockRate > 0 && clockRate <= 3600 else { throw ValidationError("--clock-rate must be above 0 and at most 3600, not \(clockRate).") }
+        guard abs(clockOffset) < 100 * 365 * 86_400 else { throw ValidationError("--clock-offset is out of range.") }
+    }
+
+    func options(driver: Driver?, oneShot: Bool, maxWait: Double) throws -> DaemonOptions {
+        var overrides = ConfigOverrides()
+        if let zone = clock.zone { overrides.zone = try Support.zone(zone) }
+        overrides.device = clock.device
+        overrides.pack = clock.pack
+        var source = ClockSource(offset: clockOffset)
+        if let fakeClock {
+            let zone = try Support.zone(clock.zone)
+            do { source = ClockSource(fakeStart: try InstantParser.parse(fakeClock, in: zone), rate: clockRate) } catch {
+                throw CLIError(.badInput, "--fake-clock: \(error.description)")
+            }
+        }
+        return DaemonOptions(
+            configPath: config, overrides: overrides, driver: driver,
+            stateDirectory: stateDir.map { URL(fileURLWithPath: $0) } ?? StateStore.defaultDirectory(),
+            socketPath: socket ?? ControlPaths.socket(), clock: source, oneShot: oneShot, maxWait: maxWait)
+    }
+}
+
+func bootstrapLogging() {
+    LoggingSystem.bootstrap { JournalLogHandler(label: $0) }
+}
+
+struct Run: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the daemon: speak every boundary (or on triggers), controlled through its socket.",
+        discussion: "Logs one line per decision to stderr with syslog priorities journald understands. SIGHUP reloads; SIGTERM/SIGINT cut the current clip and exit 0."
+    )
+
+    @OptionGroup var arguments: DaemonArguments
+
+    @Option(help: "timer (own precise timer, default) or external (only on 'trigger').")
+    var driver: Driver?
+
+    func run() throws {
+        bootstrapLogging()
+        let daemon: ClockDaemon
+        do { daemon = try ClockDaemon(options: try arguments.options(driver: driver, oneShot: false, maxWait: 60)) } catch let e as DaemonStartError {
+            throw CLIError(e.status, e.description)
+        }
+        let status = daemon.run()
+        if status != .ok { throw ExitCode(status.rawValue) }
+    }
+}
+
+extension Driver: ExpressibleByArgument {}
+
+struct Announce: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "One-shot for cron or a systemd timer: wait for the next boundary and announce it on the dot.",
+        discussion: """
+            Exits 0 when it spoke, 2 when muted or in silent quiet hours, 3 when no boundary is within \
+            --max-wait or it could not start by the boundary plus late-limit, 69 on a device error. \
+            If a daemon is running, the trigger is handed to it instead.
+            """
+    )
+
+    @OptionGroup var arguments: DaemonArguments
+
+    @Flag(help: "Announce the next boundary (required; the only mode).")
+    var next = false
+
+    @Option(help: "Announce only if the next boundary is at most this many seconds away.")
+    var maxWait: Double = 60
+
+    func validate() throws {
+        guard next else { throw ValidationError("announce needs --next.") }
+        guard maxWait >= 0 else { throw ValidationError("--max-wait must be 0 or more.") }
+    }
+
+    func run() throws {
+        let socket = arguments.socket ?? ControlPaths.socket()
+        if arguments.fakeClock == nil, arguments.clockOffset == 0, ControlClient.isListening(socket) {
+            let reply = try Control.send("trigger", socket: socket)
+            print(reply)
+            return
+        }
+        bootstrapLogging()
+        let daemon: ClockDaemon
+        do { daemon = try ClockDaemon(options: try arguments.options(driver: .external, oneShot: true, maxWait: maxWait)) } catch let e as DaemonStartError {
+            throw CLIError(e.status, e.description)
+        }
+        let status = daemon.run()
+        if status != .ok { throw ExitCode(status.rawValue) }
+    }
+}
+
+/// Talking to a running daemon.
+enum Control {
+    static func send(_ request: String, socket: String) throws -> String {
+        let reply: String
+        do { reply = try ControlClient.send(request, path: socket) } catch let failure as ControlClient.Failure {
+            if case .noDaemon = failure { throw CLIError(.noDaemon, failure.description) }
+            throw CLIError(.internalError, failure.description)
+        }
+        if reply.hasPrefix("error ") { throw CLIError(.badInput, String(reply.dropFirst(6))) }
+        return reply.hasPrefix("ok ") ? String(reply.dropFirst(3)) : reply == "ok" ? "ok" : reply
+    }
+}
+
+struct SocketOption: ParsableArguments {
+    @Option(help: "Control socket path (default: $XDG_RUNTIME_DIR/talking-clock/control.sock).")
+    var socket: String?
+
+    var path: String { socket ?? ControlPaths.socket() }
+}
+
+struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show the daemon's state: driver, next boundary, mute, last announcement.")
+    @OptionGroup var socket: SocketOption
+    @Flag(help: "One line of JSON.") var json = false
+    func run() throws { print(try Control.send(json ? "status json" : "status", socket: socket.path)) }
+}
+
+struct Trigger: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Tell the running daemon a boundary is near (it waits for it on its own clock).")
+    @OptionGroup var socket: SocketOption
+    func run() throws { print(try Control.send("trigger", socket: socket.path)) }
+}
+
+struct MuteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "mute", abstract: "Mute the daemon (kept across restarts).")
+    @OptionGroup var socket: SocketOption
+    @Option(name: .customLong("for"), help: "For a duration: 90s, 30m, 2h, 1h30m.") var duration: String?
+    @Option(help: "Until the local time HH:MM.") var until: String?
+    func validate() throws {
+        if duration != nil && until != nil { throw ValidationError("give --for or --until, not both.") }
+    }
+    func run() throws {
+        var request = "mute"
+        if let duration { request += " for \(duration)" }
+        if let until { request += " until \(until)" }
+        print(try Control.send(request, socket: socket.path))
+    }
+}
+
+struct Unmute: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Unmute the daemon.")
+    @OptionGroup var socket: SocketOption
+    func run() throws { print(try Control.send("unmute", socket: socket.path)) }
+}
+
+struct Skip: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Cut the announcement playing now (or, if none plays, leave out the next one).")
+    @OptionGroup var socket: SocketOption
+    func run() throws { print(try Control.send("skip", socket: socket.path)) }
+}
+
+struct Reload: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Re-read the config and the pack; a bad one is refused and the old one stays.")
+    @OptionGroup var socket: SocketOption
+    func run() throws { print(try Control.send("reload", socket: socket.path)) }
+}
+
+struct ConfigExample: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "config-example", abstract: "Print a commented example config.toml.")
+    func run() throws { print(Config.exampleTOML) }
+}
