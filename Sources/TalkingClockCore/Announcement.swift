@@ -30,6 +30,15 @@ public struct AnnouncementPlan: Hashable, Sendable {
     public var voiceClips: [String]
     public var leadInCount: Int
 
+    public init(hour: Int, minute: Int, phrase: Phrase, chime: [ChimeNote], voiceClips: [String], leadInCount: Int) {
+        self.hour = hour
+        self.minute = minute
+        self.phrase = phrase
+        self.chime = chime
+        self.voiceClips = voiceClips
+        self.leadInCount = leadInCount
+    }
+
     /// All clip ids in playing order: chime notes first, then the voice.
     public var clips: [String] { chime.map(\.clip) + voiceClips }
 

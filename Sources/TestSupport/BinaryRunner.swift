@@ -23,7 +23,8 @@ public enum BinaryRunner {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 
-    public static func run(_ arguments: [String], environment: [String: String] = [:], timeout: Double = 60) throws -> Outcome {
+    /// - Parameter stopAfter: send SIGTERM after this many seconds (for the daemon).
+    public static func run(_ arguments: [String], environment: [String: String] = [:], timeout: Double = 60, stopAfter: Double? = nil) throws -> Outcome {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -39,6 +40,13 @@ public enum BinaryRunner {
         process.standardOutput = out
         process.standardError = errHandle
         try process.run()
+        if let stopAfter {
+            let pid = process.processIdentifier
+            Thread.detachNewThread {
+                Thread.sleep(forTimeInterval: max(0, stopAfter))
+                kill(pid, SIGTERM)
+            }
+        }
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         try errHandle.close()
