@@ -7,11 +7,16 @@ enum Suggestion {
     /// as one edit) must be small for the word's length.
     static func closest(to word: String, in candidates: some Sequence<String>) -> String? {
         let normalized = normalize(word)
-        let limit = word.count <= 3 ? 1 : word.count <= 8 ? 2 : 3
+        let scalars = Array(word.lowercased().unicodeScalars)
+        let limit = scalars.count <= 3 ? 1 : scalars.count <= 8 ? 2 : 3
         var best: (candidate: String, distance: Int)?
         for candidate in candidates {
             if normalize(candidate) == normalized { return candidate }
-            let d = distance(Array(word.lowercased().unicodeScalars), Array(candidate.lowercased().unicodeScalars))
+            let other = Array(candidate.lowercased().unicodeScalars)
+            // The distance is at least the difference in length: skip hopeless pairs without the
+            // quadratic work (a 500-byte garbage request must stay cheap).
+            guard abs(other.count - scalars.count) <= limit else { continue }
+            let d = distance(scalars, other)
             if d <= limit && d < (best?.distance ?? .max) { best = (candidate, d) }
         }
         return best?.candidate
@@ -37,7 +42,8 @@ enum Suggestion {
                     current[j] = min(current[j], previous2[j - 2] + 1)
                 }
             }
-            (previous2, previous, current) = (previous, current, previous2)
+            swap(&previous2, &previous)  // rotate rows: previous2 ← previous ← current
+            swap(&previous, &current)
         }
         return previous[b.count]
     }

@@ -1,0 +1,279 @@
+import Foundation
+
+// The control socket speaks lines, so that `socat - UNIX-CONNECT:$XDG_RUNTIME_DIR/talking-clock.sock`
+// is a usable client and scripts need no library:
+//
+//   request = command *(SP argument) [CR] LF        ; printable ASCII, at most 512 bytes with the LF
+//   reply   = ("ok" [SP text] / "error" SP sentence) LF
+//
+// Commands (case-insensitive, any runs of spaces or tabs between words):
+//   status | status json | say | trigger | mute | mute for <duration> | mute until <HH:MM> |
+//   unmute | skip | reload | help
+//
+// Every request line gets exactly one reply line; `status json` replies `ok {…}` on one line.
+
+/// A request from a control client.
+public enum ControlRequest: Hashable, Sendable {
+    /// A one-line human summary.
+    case status
+    /// The same as one line of JSON.
+    case statusJSON
+    /// Speak the current time now.
+    case say
+    /// A boundary is near: announce it on time, as the timer would (for `driver = "external"`).
+    case trigger
+    /// Mute until `unmute`.
+    case mute
+    /// Mute for this many seconds.
+    case muteFor(seconds: Int)
+    /// Mute until the next time the local clock reads this time.
+    case muteUntil(hour: Int, minute: Int)
+    case unmute
+    /// Cut the announcement playing now, or, if none is playing, leave out the next one.
+    case skip
+    /// Re-read the configuration and the sound pack.
+    case reload
+    case help
+
+    /// The request syntax, for `help` and for errors.
+    public static let commands = [
+        "status", "status json", "say", "trigger", "mute", "mute for <duration>", "mute until <HH:MM>", "unmute",
+        "skip", "reload", "help",
+    ]
+
+    /// The reply text of `help`: every command with what it does, on one line.
+    public static let helpText =
+        "commands: status (summary), status json (the same as JSON), say (speak the time now), "
+        + "trigger (a boundary is near: announce it on time), mute (until unmute), "
+        + "mute for <duration> (e.g. 90s, 30m, 1h30m), mute until <HH:MM> (local time), unmute, "
+        + "skip (cut the announcement playing now, or leave out the next one), "
+        + "reload (re-read the config and the pack), help"
+
+    /// The longest request line in bytes, including its newline.
+    public static let maximumLineLength = 512
+
+    private static let words = ["status", "say", "trigger", "mute", "unmute", "skip", "reload", "help"]
+
+    /// Parses one request line. A trailing `\n` or `\r\n` is allowed and ignored.
+    public static func parse(line: [UInt8]) -> Result<ControlRequest, ControlProtocolError> {
+        var bytes = line[...]
+        if bytes.last == 0x0A { bytes = bytes.dropLast() }
+        if bytes.last == 0x0D { bytes = bytes.dropLast() }
+        guard bytes.count < maximumLineLength else {
+            return .failure(ControlProtocolError(
+                "the request is longer than \(maximumLineLength - 1) bytes; send one of: \(commands.joined(separator: ", "))."))
+        }
+        // Printable ASCII and tab only: anything else is a binary client or a wrong socket.
+        guard bytes.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x09 }) else {
+            return .failure(ControlProtocolError(
+                "the request contains non-text bytes; send one line of plain text such as \"status\"."))
+        }
+        let parts = bytes.split(whereSeparator: { $0 == 0x20 || $0 == 0x09 })
+            .map { String(decoding: $0, as: UTF8.self) }
+        guard let first = parts.first else {
+            return .failure(ControlProtocolError(
+                "the request is empty; send one of: \(commands.joined(separator: ", "))."))
+        }
+        let command = first.lowercased()
+        let arguments = Array(parts.dropFirst())
+
+        func noArguments(_ request: ControlRequest) -> Result<ControlRequest, ControlProtocolError> {
+            guard arguments.isEmpty else {
+                return .failure(ControlProtocolError(
+                    "'\(command)' takes no arguments, but got '\(arguments.joined(separator: " "))'."))
+            }
+            return .success(request)
+        }
+
+        switch command {
+        case "status":
+            if arguments.isEmpty { return .success(.status) }
+            if arguments.count == 1 && arguments[0].lowercased() == "json" { return .success(.statusJSON) }
+            return .failure(ControlProtocolError(
+                "'status' takes no argument or 'json', not '\(arguments.joined(separator: " "))'."))
+        case "say": return noArguments(.say)
+        case "trigger": return noArguments(.trigger)
+        case "unmute": return noArguments(.unmute)
+        case "skip": return noArguments(.skip)
+        case "reload": return noArguments(.reload)
+        case "help": return noArguments(.help)
+        case "mute": return parseMute(arguments)
+        default:
+            var message = "unknown command '\(first)'"
+            if let near = Suggestion.closest(to: command, in: words) { message += "; did you mean '\(near)'?" } else {
+                message += "."
+            }
+            return .failure(ControlProtocolError(message + " Commands: \(commands.joined(separator: ", "))."))
+        }
+    }
+
+    private static func parseMute(_ arguments: [String]) -> Result<ControlRequest, ControlProtocolError> {
+        guard let mode = arguments.first?.lowercased() else { return .success(.mute) }
+        let rest = arguments.dropFirst().joined(separator: " ")
+        switch mode {
+        case "for":
+            guard !rest.isEmpty else {
+                return .failure(ControlProtocolError("'mute for' needs a duration, such as mute for 30m or mute for 1h30m."))
+            }
+            do {
+                return .success(.muteFor(seconds: try Mute.parseDuration(rest)))
+            } catch {
+                return .failure(ControlProtocolError(error.description))
+            }
+        case "until":
+            guard arguments.count == 2 else {
+                return .failure(ControlProtocolError(
+                    "'mute until' needs one time of day, such as mute until 07:30 (24-hour HH:MM)."))
+            }
+            do {
+                let time = try InstantParser.parseClockTime(rest)
+                return .success(.muteUntil(hour: time.hour, minute: time.minute))
+            } catch {
+                return .failure(ControlProtocolError(error.description))
+            }
+        default:
+            return .failure(ControlProtocolError(
+                "'mute' takes nothing, 'for <duration>' or 'until <HH:MM>', not '\(arguments.joined(separator: " "))'."))
+        }
+    }
+}
+
+/// Why a request line was refused; its message is the text of the `error` reply.
+public struct ControlProtocolError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var message: String
+
+    public init(_ message: String) { self.message = message }
+
+    public var description: String { message }
+
+    /// The reply to send for this error.
+    public var reply: ControlReply { .error(message) }
+}
+
+/// A reply line.
+public enum ControlReply: Hashable, Sendable {
+    /// `ok`, or `ok <text>` (for `status json`, the text is the JSON object).
+    case ok(String? = nil)
+    /// `error <sentence>`.
+    case error(String)
+
+    /// Exactly one line ending in `\n`. Line breaks and other control characters inside the text
+    /// become spaces, so a message can never split into two replies and desynchronise a client.
+    public func render() -> String {
+        switch self {
+        case .ok(let text):
+            let clean = ControlReply.sanitize(text ?? "")
+            return clean.isEmpty ? "ok\n" : "ok \(clean)\n"
+        case .error(let message):
+            let clean = ControlReply.sanitize(message)
+            return "error \(clean.isEmpty ? "unspecified error" : clean)\n"
+        }
+    }
+
+    static func sanitize(_ text: String) -> String {
+        let utf8 = text.utf8
+        // Most replies are plain printable ASCII already.
+        if utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) && utf8.first != 0x20 && utf8.last != 0x20 { return text }
+        var out: [Unicode.Scalar] = []
+        out.reserveCapacity(utf8.count)
+        var previousWasCR = false
+        for scalar in text.unicodeScalars {
+            if scalar == "\n" && previousWasCR {
+                previousWasCR = false
+                continue  // CRLF becomes one space
+            }
+            previousWasCR = scalar == "\r"
+            let isBreakOrControl =
+                scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}"
+                || scalar == "\u{2029}"
+            out.append(isBreakOrControl ? " " : scalar)
+        }
+        var start = 0
+        var end = out.count
+        while start < end && out[start] == " " { start += 1 }
+        while end > start && out[end - 1] == " " { end -= 1 }
+        var view = String.UnicodeScalarView()
+        view.append(contentsOf: out[start..<end])
+        return String(view)
+    }
+}
+
+/// One unit out of `LineFramer`.
+public enum FramedLine: Hashable, Sendable {
+    /// A complete line without its `\n` (a `\r` before it is left for `ControlRequest.parse`).
+    case line([UInt8])
+    /// A line longer than the limit; its bytes were dropped.
+    case tooLong
+}
+
+/// Splits a byte stream into request lines with bounded memory.
+///
+/// At most `limit - 1` bytes of an unfinished line are held. A line that grows past the limit is
+/// reported once, as `.tooLong`, the moment it does (so a client that never sends a newline still
+/// gets its one answer), and its remaining bytes are dropped up to and including the next `\n`.
+/// The number of results for one `append` is at most the number of bytes appended.
+public struct LineFramer: Hashable, Sendable {
+    /// The protocol's line limit, in bytes including the `\n` (the default `limit`).
+    public static let maxLineLength = ControlRequest.maximumLineLength
+
+    /// The longest accepted line, in bytes including the `\n`.
+    public let limit: Int
+    private var pending: [UInt8] = []
+    private var discarding = false
+
+    public init(limit: Int = LineFramer.maxLineLength) {
+        precondition(limit >= 1, "a line needs room for at least its newline")
+        self.limit = limit
+        pending.reserveCapacity(limit - 1)
+    }
+
+    /// Bytes held for the unfinished line; never more than `limit - 1`.
+    public var bufferedByteCount: Int { pending.count }
+
+    /// Whether the current line is being dropped because it is too long.
+    public var isDiscarding: Bool { discarding }
+
+    public mutating func append(_ bytes: some Collection<UInt8>) -> [FramedLine] {
+        // Work on contiguous memory: whole segments between newlines are copied at once instead of
+        // going byte by byte through the generic collection.
+        if let out = bytes.withContiguousStorageIfAvailable({ append(buffer: $0) }) { return out }
+        return Array(bytes).withUnsafeBufferPointer { append(buffer: $0) }
+    }
+
+    private mutating func append(buffer: UnsafeBufferPointer<UInt8>) -> [FramedLine] {
+        var out: [FramedLine] = []
+        var start = 0
+        while start < buffer.count {
+            var end = start
+            while end < buffer.count && buffer[end] != 0x0A { end += 1 }
+            if !discarding {
+                // With its newline the line would exceed the limit: drop what is held and the rest.
+                if pending.count + (end - start) >= limit {
+                    pending.removeAll(keepingCapacity: true)
+                    discarding = true
+                    out.append(.tooLong)
+                } else {
+                    pending.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start..<end]))
+                }
+            }
+            guard end < buffer.count else { break }
+            if discarding {
+                discarding = false
+            } else {
+                out.append(.line(pending))
+                pending.removeAll(keepingCapacity: true)
+            }
+            start = end + 1
+        }
+        return out
+    }
+
+    /// At end of input: the unfinished last line, if any (so `printf status | socat …` works).
+    public mutating func finish() -> FramedLine? {
+        defer {
+            pending.removeAll(keepingCapacity: true)
+            discarding = false
+        }
+        return discarding || pending.isEmpty ? nil : .line(pending)
+    }
+}
