@@ -26,7 +26,8 @@ public struct StateStoreError: Error, CustomStringConvertible, Sendable {
         switch code {
         case ENOSPC, EDQUOT: hint = " Free some disk space; talking-clock saves again at the next change."
         case EROFS: hint = " The file system is read-only; set XDG_STATE_HOME to a writable directory."
-        case EACCES, EPERM: hint = " Check the owner and permissions of \((path as NSString).deletingLastPathComponent)."
+        case EACCES, EPERM:
+            hint = " Check the owner and permissions of \((path as NSString).deletingLastPathComponent)."
         case ENOTDIR, EEXIST:
             hint = " Part of the path is not a directory; move it away or set XDG_STATE_HOME to another directory."
         default: hint = ""
@@ -84,9 +85,11 @@ public final class StateStore {
         case .success(let bytes): data = bytes
         case .failure(let error) where error.code == ENOENT: return (PersistentState(), nil)
         case .failure(let error):
-            return (PersistentState(),
-                "The state file \(path) could not be read (\(error)), so talking-clock "
-                    + "starts unmuted and without its memory of the last announcement; fix its permissions or remove it.")
+            return (
+                PersistentState(),
+                "The state file \(path) could not be read (\(error)), so talking-clock starts unmuted and without "
+                    + "its memory of the last announcement; fix its permissions or remove it."
+            )
         }
 
         let reason: String
@@ -103,14 +106,18 @@ public final class StateStore {
                     ? "it is not valid JSON; it may have been truncated" : "it does not hold a talking-clock state"
             }
         }
-        let start = "The state file \(path) was unreadable (\(reason)), so talking-clock starts unmuted and without "
+        let start =
+            "The state file \(path) was unreadable (\(reason)), so talking-clock starts unmuted and without "
             + "its memory of the last announcement"
         switch moveAside(path) {
         case .success(let aside):
             return (PersistentState(), start + "; the file was left in place as \(aside) for inspection.")
         case .failure(let error):
-            return (PersistentState(), start + "; it could not be moved aside (\(error)) "
-                + "and will be replaced at the next save.")
+            return (
+                PersistentState(),
+                start + "; it could not be moved aside (\(error)) "
+                    + "and will be replaced at the next save."
+            )
         }
     }
 
@@ -136,7 +143,8 @@ public final class StateStore {
     /// Renames `path` to `path.corrupt-YYYYMMDDTHHMMSSZ` (plus `-2`, `-3`… if taken).
     private func moveAside(_ path: String) -> Result<String, ErrnoCode> {
         let t = CivilTime.local(Int(now().timeIntervalSince1970.rounded(.down)), offset: 0)
-        let stamp = "\(t.year)\(twoDigits(t.month))\(twoDigits(t.day))T\(twoDigits(t.hour))\(twoDigits(t.minute))"
+        let stamp =
+            "\(t.year)\(twoDigits(t.month))\(twoDigits(t.day))T\(twoDigits(t.hour))\(twoDigits(t.minute))"
             + "\(twoDigits(t.second))Z"
         var candidate = "\(path).corrupt-\(stamp)"
         var n = 1
@@ -186,7 +194,8 @@ public final class StateStore {
         // The rename is only durable once the directory entry is on disk.
         let dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard dfd >= 0 else {
-            throw StateStoreError(path: path, step: "opening the directory \(dir) to flush it", code: errno, replaced: true)
+            throw StateStoreError(
+                path: path, step: "opening the directory \(dir) to flush it", code: errno, replaced: true)
         }
         defer { close(dfd) }
         // Some file systems cannot fsync a directory (EINVAL); there is nothing more to do there.

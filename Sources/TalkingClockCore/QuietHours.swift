@@ -34,8 +34,9 @@ public struct Weekdays: OptionSet, Hashable, Sendable, CustomStringConvertible {
         case .daily: return "daily"
         case .weekdays: return "weekdays"
         case .weekends: return "weekends"
-        default: return (1...7).filter { contains(isoWeekday: $0) }.map { Weekdays.shortNames[$0 - 1] }
-            .joined(separator: ", ")
+        default:
+            return (1...7).filter { contains(isoWeekday: $0) }.map { Weekdays.shortNames[$0 - 1] }
+                .joined(separator: ", ")
         }
     }
 }

@@ -72,7 +72,10 @@ final class StateStoreTests: XCTestCase {
             ("truncated", Array(#"{"mute":{"state":"mu"#.utf8), "it is not valid JSON; it may have been truncated"),
             ("empty", [], "it is empty"),
             ("binary", [0x00, 0xFF, 0x13, 0x37], "it is not valid JSON; it may have been truncated"),
-            ("JSON but not a state", Array(#"{"mute":{"state":"snoozed"}}"#.utf8), "it does not hold a talking-clock state"),
+            (
+                "JSON but not a state", Array(#"{"mute":{"state":"snoozed"}}"#.utf8),
+                "it does not hold a talking-clock state"
+            ),
             ("JSON of the wrong shape", Array("[1, 2, 3]".utf8), "it does not hold a talking-clock state"),
         ]
         for c in cases {
@@ -107,10 +110,12 @@ final class StateStoreTests: XCTestCase {
             try Data("garbage".utf8).write(to: file)
             XCTAssertNotNil(store.load().warning)
         }
-        XCTAssertEqual(contents(root), [
-            "state.json.corrupt-20260101T010203Z", "state.json.corrupt-20260101T010203Z-2",
-            "state.json.corrupt-20260101T010203Z-3",
-        ])
+        XCTAssertEqual(
+            contents(root),
+            [
+                "state.json.corrupt-20260101T010203Z", "state.json.corrupt-20260101T010203Z-2",
+                "state.json.corrupt-20260101T010203Z-3",
+            ])
     }
 
     func testOversizedFileIsNotRead() throws {
@@ -184,7 +189,8 @@ final class StateStoreTests: XCTestCase {
         try store.save(PersistentState(mute: .muted))
         XCTAssertEqual(chmod(root.path, 0o500), 0)
         XCTAssertThrowsError(try store.save(PersistentState())) { error in
-            XCTAssertTrue("\(error)".contains("creating a temporary file in \(root.path) failed: Permission denied"), "\(error)")
+            XCTAssertTrue(
+                "\(error)".contains("creating a temporary file in \(root.path) failed: Permission denied"), "\(error)")
         }
         chmod(root.path, 0o700)
         XCTAssertEqual(store.load().state, PersistentState(mute: .muted))

@@ -89,14 +89,16 @@ final class ConfigTests: XCTestCase {
         expected.leadIn = .theTimeIs
         expected.voice = false
         expected.quiet = [
-            QuietWindow(days: [.monday, .tuesday, .saturday, .sunday], from: 23 * 60 + 30, to: 6 * 60 + 15, mode: .chimeOnly),
+            QuietWindow(
+                days: [.monday, .tuesday, .saturday, .sunday], from: 23 * 60 + 30, to: 6 * 60 + 15, mode: .chimeOnly),
             QuietWindow(days: .daily, from: 12 * 60, to: 1440, mode: .lowerVolume(percent: 10)),
             QuietWindow(days: .weekdays, from: 9 * 60, to: 17 * 60, mode: .silent),
         ]
         XCTAssertEqual(parse(text), expected)
         XCTAssertEqual(
             expected.announcementStyle,
-            AnnouncementStyle(phrase: PhraseStyle(phrasing: .twentyFourHour, midnight: .zeroHundred, leadIn: .theTimeIs),
+            AnnouncementStyle(
+                phrase: PhraseStyle(phrasing: .twentyFourHour, midnight: .zeroHundred, leadIn: .theTimeIs),
                 chime: ChimeStyle.none, voice: false))
     }
 
@@ -115,7 +117,8 @@ final class ConfigTests: XCTestCase {
         ]
         XCTAssertEqual(config, expected, "the example shows the defaults plus two quiet windows")
         for key in Config.keys + Config.quietKeys {
-            let shown = Config.exampleTOML.contains("\n\(key) = ") || Config.exampleTOML.contains("# \(key) = ")
+            let shown =
+                Config.exampleTOML.contains("\n\(key) = ") || Config.exampleTOML.contains("# \(key) = ")
                 || Config.exampleTOML.contains("[[\(key)]]")
             XCTAssertTrue(shown, "the example should show '\(key)'")
         }
@@ -129,56 +132,121 @@ final class ConfigTests: XCTestCase {
     func testErrorSentences() {
         let knownKeys = Config.keys.joined(separator: ", ")
         let cases: [(why: String, text: String, expected: String)] = [
-            ("typo in a key", "\n\n\nvolum = 80",
-             "config.toml: line 4: unknown key 'volum'; did you mean 'volume'? Known keys: \(knownKeys)."),
-            ("snake_case instead of kebab-case", "late_limit = 3",
-             "config.toml: line 1: unknown key 'late_limit'; did you mean 'late-limit'? Known keys: \(knownKeys)."),
-            ("nothing close", "colour = \"red\"",
-             "config.toml: line 1: unknown key 'colour'. Known keys: \(knownKeys)."),
-            ("wrong type", "\n\n\n\n\nvolume = \"loud\"",
-             "config.toml: line 6: 'volume' must be an integer from 0 to 100, not the string \"loud\"."),
-            ("quoted number", "volume = \"80\"",
-             "config.toml: line 1: 'volume' must be an integer from 0 to 100, not the string \"80\"; write volume = 80 without quotes."),
-            ("volume out of range", "volume = 150",
-             "config.toml: line 1: 'volume' must be an integer from 0 to 100 (a percentage), not 150."),
-            ("volume as float", "volume = 50.5",
-             "config.toml: line 1: 'volume' must be an integer from 0 to 100, not the float 50.5."),
-            ("late-limit zero", "late-limit = 0",
-             "config.toml: line 1: 'late-limit' must be a number of seconds greater than 0 and at most 300, not 0."),
-            ("late-limit too large", "late-limit = 301.5",
-             "config.toml: line 1: 'late-limit' must be a number of seconds greater than 0 and at most 300, not 301.5."),
-            ("late-limit nan", "late-limit = nan",
-             "config.toml: line 1: 'late-limit' must be a number of seconds greater than 0 and at most 300, not nan."),
-            ("late-limit quoted", "late-limit = \"5\"",
-             "config.toml: line 1: 'late-limit' must be a number of seconds greater than 0 and at most 300, not the string \"5\"; write late-limit = 5 without quotes."),
-            ("enum typo", "interval = \"hourly\"",
-             "config.toml: line 1: 'interval' must be one of \"quarter\", \"half\" or \"hour\", not \"hourly\"; did you mean \"hour\"?"),
-            ("chime lists ChimeStyle.allCases", "chime = \"westminster\"",
-             "config.toml: line 1: 'chime' must be one of \(ChimeStyle.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: " or ")), not \"westminster\"."),
-            ("enum wrong type", "phrasing = 24",
-             "config.toml: line 1: 'phrasing' must be one of \"12h\" or \"24h\", not the integer 24."),
-            ("driver", "driver = \"cron\"",
-             "config.toml: line 1: 'driver' must be one of \"timer\" or \"external\", not \"cron\"."),
-            ("lead-in spelled with an apostrophe", "lead-in = \"it's\"",
-             "config.toml: line 1: 'lead-in' must be one of \"none\", \"its\" or \"the-time-is\", not \"it's\"; did you mean \"its\"?"),
-            ("midnight", "midnight = \"zero hundred\"",
-             "config.toml: line 1: 'midnight' must be one of \"midnight\" or \"zero-hundred\", not \"zero hundred\"; did you mean \"zero-hundred\"?"),
-            ("quoted boolean", "voice = \"false\"",
-             "config.toml: line 1: 'voice' must be true or false, not the string \"false\"; write voice = false without quotes."),
-            ("boolean as number", "voice = 1",
-             "config.toml: line 1: 'voice' must be true or false, not the integer 1."),
-            ("empty device", "device = \"\"",
-             "config.toml: line 1: 'device' is empty; give an ALSA device name such as \"default\" or \"hw:0,0\", or remove the line to use \"default\"."),
-            ("pack as number", "pack = 3",
-             "config.toml: line 1: 'pack' must be a sound pack name or path such as \"default\" in quotes, not the integer 3."),
-            ("zone typo", "zone = \"Europe/Londn\"",
-             "config.toml: line 1: 'zone' must be an IANA time zone name such as \"Europe/London\" or \"America/New_York\", not \"Europe/Londn\"; did you mean \"Europe/London\"?"),
-            ("zone nonsense", "zone = \"Mars/Olympus_Mons_Base\"",
-             "config.toml: line 1: 'zone' must be an IANA time zone name such as \"Europe/London\" or \"America/New_York\", not \"Mars/Olympus_Mons_Base\"; `timedatectl list-timezones` lists them (leave 'zone' out to follow the system zone)."),
-            ("TOML syntax error carries line and column", "volume = 80\nmode = silent",
-             "config.toml: line 2, column 8: expected a value, found silent; strings must be quoted, like \"silent\"."),
-            ("unknown table", "[quite]\nfrom = \"22:00\"",
-             "config.toml: line 1: unknown key 'quite'; did you mean 'quiet'? Known keys: \(knownKeys)."),
+            (
+                "typo in a key", "\n\n\nvolum = 80",
+                "config.toml: line 4: unknown key 'volum'; did you mean 'volume'? Known keys: \(knownKeys)."
+            ),
+            (
+                "snake_case instead of kebab-case", "late_limit = 3",
+                "config.toml: line 1: unknown key 'late_limit'; did you mean 'late-limit'? Known keys: \(knownKeys)."
+            ),
+            (
+                "nothing close", "colour = \"red\"",
+                "config.toml: line 1: unknown key 'colour'. Known keys: \(knownKeys)."
+            ),
+            (
+                "wrong type", "\n\n\n\n\nvolume = \"loud\"",
+                "config.toml: line 6: 'volume' must be an integer from 0 to 100, not the string \"loud\"."
+            ),
+            (
+                "quoted number", "volume = \"80\"",
+                "config.toml: line 1: 'volume' must be an integer from 0 to 100, not the string \"80\"; write volume = "
+                    + "80 without quotes."
+            ),
+            (
+                "volume out of range", "volume = 150",
+                "config.toml: line 1: 'volume' must be an integer from 0 to 100 (a percentage), not 150."
+            ),
+            (
+                "volume as float", "volume = 50.5",
+                "config.toml: line 1: 'volume' must be an integer from 0 to 100, not the float 50.5."
+            ),
+            (
+                "late-limit zero", "late-limit = 0",
+                "config.toml: line 1: 'late-limit' must be a number of seconds greater than 0 and at most 300, not 0."
+            ),
+            (
+                "late-limit too large", "late-limit = 301.5",
+                "config.toml: line 1: 'late-limit' must be a number of seconds greater than 0 and at most 300, not "
+                    + "301.5."
+            ),
+            (
+                "late-limit nan", "late-limit = nan",
+                "config.toml: line 1: 'late-limit' must be a number of seconds greater than 0 and at most 300, not nan."
+            ),
+            (
+                "late-limit quoted", "late-limit = \"5\"",
+                "config.toml: line 1: 'late-limit' must be a number of seconds greater than 0 and at most 300, not the "
+                    + "string \"5\"; write late-limit = 5 without quotes."
+            ),
+            (
+                "enum typo", "interval = \"hourly\"",
+                "config.toml: line 1: 'interval' must be one of \"quarter\", \"half\" or \"hour\", not \"hourly\"; did "
+                    + "you mean \"hour\"?"
+            ),
+            (
+                "chime lists ChimeStyle.allCases", "chime = \"westminster\"",
+                "config.toml: line 1: 'chime' must be one of "
+                    + "\(ChimeStyle.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: " or ")), not "
+                    + "\"westminster\"."
+            ),
+            (
+                "enum wrong type", "phrasing = 24",
+                "config.toml: line 1: 'phrasing' must be one of \"12h\" or \"24h\", not the integer 24."
+            ),
+            (
+                "driver", "driver = \"cron\"",
+                "config.toml: line 1: 'driver' must be one of \"timer\" or \"external\", not \"cron\"."
+            ),
+            (
+                "lead-in spelled with an apostrophe", "lead-in = \"it's\"",
+                "config.toml: line 1: 'lead-in' must be one of \"none\", \"its\" or \"the-time-is\", not \"it's\"; did "
+                    + "you mean \"its\"?"
+            ),
+            (
+                "midnight", "midnight = \"zero hundred\"",
+                "config.toml: line 1: 'midnight' must be one of \"midnight\" or \"zero-hundred\", not \"zero "
+                    + "hundred\"; did you mean \"zero-hundred\"?"
+            ),
+            (
+                "quoted boolean", "voice = \"false\"",
+                "config.toml: line 1: 'voice' must be true or false, not the string \"false\"; write voice = false "
+                    + "without quotes."
+            ),
+            (
+                "boolean as number", "voice = 1",
+                "config.toml: line 1: 'voice' must be true or false, not the integer 1."
+            ),
+            (
+                "empty device", "device = \"\"",
+                "config.toml: line 1: 'device' is empty; give an ALSA device name such as \"default\" or \"hw:0,0\", "
+                    + "or remove the line to use \"default\"."
+            ),
+            (
+                "pack as number", "pack = 3",
+                "config.toml: line 1: 'pack' must be a sound pack name or path such as \"default\" in quotes, not the "
+                    + "integer 3."
+            ),
+            (
+                "zone typo", "zone = \"Europe/Londn\"",
+                "config.toml: line 1: 'zone' must be an IANA time zone name such as \"Europe/London\" or "
+                    + "\"America/New_York\", not \"Europe/Londn\"; did you mean \"Europe/London\"?"
+            ),
+            (
+                "zone nonsense", "zone = \"Mars/Olympus_Mons_Base\"",
+                "config.toml: line 1: 'zone' must be an IANA time zone name such as \"Europe/London\" or "
+                    + "\"America/New_York\", not \"Mars/Olympus_Mons_Base\"; `timedatectl list-timezones` lists them "
+                    + "(leave 'zone' out to follow the system zone)."
+            ),
+            (
+                "TOML syntax error carries line and column", "volume = 80\nmode = silent",
+                "config.toml: line 2, column 8: expected a value, found silent; strings must be quoted, like "
+                    + "\"silent\"."
+            ),
+            (
+                "unknown table", "[quite]\nfrom = \"22:00\"",
+                "config.toml: line 1: unknown key 'quite'; did you mean 'quiet'? Known keys: \(knownKeys)."
+            ),
         ]
         for c in cases {
             XCTAssertEqual(error(c.text)?.description, c.expected, c.why)
@@ -199,48 +267,113 @@ final class ConfigTests: XCTestCase {
 
     func testQuietWindowErrors() {
         let cases: [(why: String, text: String, expected: String)] = [
-            ("single brackets", "\n[quiet]\nfrom = \"22:00\"\nto = \"07:00\"",
-             "config.toml: line 2: quiet hours are written [[quiet]], with two brackets, because there can be several windows; change [quiet] to [[quiet]]."),
-            ("not a list of tables", "quiet = \"22:00-07:00\"",
-             "config.toml: line 1: 'quiet' must be a list of windows, each a [[quiet]] section with from, to and mode, not the string \"22:00-07:00\"."),
-            ("a list of strings", "quiet = [\"22:00\"]",
-             "config.toml: line 1: 'quiet' must be a list of windows, each a [[quiet]] section (or an inline table), not an array containing the string \"22:00\"."),
-            ("typo in a window key", "[[quiet]]\nform = \"22:00\"\nto = \"07:00\"",
-             "config.toml: line 2: unknown key 'form' in [[quiet]]; did you mean 'from'? Known keys in [[quiet]]: days, from, to, mode, volume."),
-            ("missing from", "[[quiet]]\nto = \"07:00\"",
-             "config.toml: line 1: the [[quiet]] window has no 'from' time; add one such as from = \"22:00\" (24-hour HH:MM)."),
-            ("missing to", "volume = 50\n\n[[quiet]]\nfrom = \"22:00\"",
-             "config.toml: line 3: the [[quiet]] window has no 'to' time; add one such as to = \"07:00\" (24-hour HH:MM)."),
-            ("empty window", "[[quiet]]\nfrom = \"22:00\"\nto = \"22:00\"",
-             "config.toml: line 3: 'from' and 'to' in [[quiet]] are both \"22:00\", so the window would be empty; for a whole day use from = \"00:00\" and to = \"24:00\"."),
-            ("12-hour time", "[[quiet]]\nfrom = \"10pm\"\nto = \"07:00\"",
-             "config.toml: line 2: 'from' in [[quiet]] must be a time of day such as \"22:00\" (24-hour HH:MM), not \"10pm\"."),
-            ("bad end time mentions 24:00", "[[quiet]]\nfrom = \"22:00\"\nto = \"25:00\"",
-             "config.toml: line 3: 'to' in [[quiet]] must be a time of day such as \"22:00\" (24-hour HH:MM), or \"24:00\" for the end of the day, not \"25:00\"."),
-            ("24:00 is only an end", "[[quiet]]\nfrom = \"24:00\"\nto = \"07:00\"",
-             "config.toml: line 2: 'from' in [[quiet]] cannot be \"24:00\", the end of the day; a window that starts at midnight has from = \"00:00\"."),
-            ("number instead of time", "[[quiet]]\nfrom = 22\nto = \"07:00\"",
-             "config.toml: line 2: 'from' in [[quiet]] must be a time of day such as \"22:00\" (24-hour HH:MM) in quotes, not the integer 22."),
-            ("TOML time with seconds", "[[quiet]]\nfrom = 22:00:30\nto = \"07:00\"",
-             "config.toml: line 2: quiet hours are in whole minutes: write 'from' in [[quiet]] as \"22:00\", not 22:00:30."),
-            ("a date is not a time", "[[quiet]]\nfrom = 2026-01-01\nto = \"07:00\"",
-             "config.toml: line 2: 'from' in [[quiet]] must be a time of day such as \"22:00\" (24-hour HH:MM) in quotes, not the local date 2026-01-01."),
-            ("unknown mode", "[[quiet]]\nfrom = \"22:00\"\nto = \"07:00\"\nmode = \"mute\"",
-             "config.toml: line 4: 'mode' in [[quiet]] must be one of \"silent\", \"chime-only\" or \"lower-volume\", not \"mute\"."),
-            ("lower-volume without volume", "[[quiet]]\nfrom = \"22:00\"\nto = \"07:00\"\nmode = \"lower-volume\"",
-             "config.toml: line 4: mode = \"lower-volume\" needs a 'volume' in the same [[quiet]] window, such as volume = 30."),
-            ("volume without lower-volume", "[[quiet]]\nfrom = \"22:00\"\nvolume = 20\nto = \"07:00\"",
-             "config.toml: line 3: 'volume' in [[quiet]] only applies with mode = \"lower-volume\" (this window's mode is \"silent\"); remove it, or set mode = \"lower-volume\"."),
-            ("window volume out of range", "[[quiet]]\nfrom = \"22:00\"\nto = \"07:00\"\nmode = \"lower-volume\"\nvolume = -5",
-             "config.toml: line 5: 'volume' in [[quiet]] must be an integer from 0 to 100 (a percentage), not -5."),
-            ("a day typo", "[[quiet]]\ndays = [\"sat\", \"snu\"]\nfrom = \"22:00\"\nto = \"07:00\"",
-             "config.toml: line 2: 'days' in [[quiet]] must name days: \"mon\" … \"sun\", \"weekdays\", \"weekends\" or \"daily\", alone or in a list such as [\"sat\", \"sun\"]; \"snu\" is not a day (did you mean \"sun\"?)."),
-            ("days as a number", "[[quiet]]\ndays = 5\nfrom = \"22:00\"\nto = \"07:00\"",
-             "config.toml: line 2: 'days' in [[quiet]] must name days: \"mon\" … \"sun\", \"weekdays\", \"weekends\" or \"daily\", alone or in a list such as [\"sat\", \"sun\"]; not the integer 5."),
-            ("no days", "[[quiet]]\ndays = []\nfrom = \"22:00\"\nto = \"07:00\"",
-             "config.toml: line 2: 'days' in [[quiet]] is an empty list, so the window would never apply; list days such as [\"sat\", \"sun\"], or remove 'days' to mean every day."),
-            ("second window reported at its own line", "[[quiet]]\nfrom = \"22:00\"\nto = \"07:00\"\n\n[[quiet]]\nfrom = \"12:00\"",
-             "config.toml: line 5: the [[quiet]] window has no 'to' time; add one such as to = \"07:00\" (24-hour HH:MM)."),
+            (
+                "single brackets", "\n[quiet]\nfrom = \"22:00\"\nto = \"07:00\"",
+                "config.toml: line 2: quiet hours are written [[quiet]], with two brackets, because there can be "
+                    + "several windows; change [quiet] to [[quiet]]."
+            ),
+            (
+                "not a list of tables", "quiet = \"22:00-07:00\"",
+                "config.toml: line 1: 'quiet' must be a list of windows, each a [[quiet]] section with from, to and "
+                    + "mode, not the string \"22:00-07:00\"."
+            ),
+            (
+                "a list of strings", "quiet = [\"22:00\"]",
+                "config.toml: line 1: 'quiet' must be a list of windows, each a [[quiet]] section (or an inline "
+                    + "table), not an array containing the string \"22:00\"."
+            ),
+            (
+                "typo in a window key", "[[quiet]]\nform = \"22:00\"\nto = \"07:00\"",
+                "config.toml: line 2: unknown key 'form' in [[quiet]]; did you mean 'from'? Known keys in [[quiet]]: "
+                    + "days, from, to, mode, volume."
+            ),
+            (
+                "missing from", "[[quiet]]\nto = \"07:00\"",
+                "config.toml: line 1: the [[quiet]] window has no 'from' time; add one such as from = \"22:00\" "
+                    + "(24-hour HH:MM)."
+            ),
+            (
+                "missing to", "volume = 50\n\n[[quiet]]\nfrom = \"22:00\"",
+                "config.toml: line 3: the [[quiet]] window has no 'to' time; add one such as to = \"07:00\" (24-hour "
+                    + "HH:MM)."
+            ),
+            (
+                "empty window", "[[quiet]]\nfrom = \"22:00\"\nto = \"22:00\"",
+                "config.toml: line 3: 'from' and 'to' in [[quiet]] are both \"22:00\", so the window would be empty; "
+                    + "for a whole day use from = \"00:00\" and to = \"24:00\"."
+            ),
+            (
+                "12-hour time", "[[quiet]]\nfrom = \"10pm\"\nto = \"07:00\"",
+                "config.toml: line 2: 'from' in [[quiet]] must be a time of day such as \"22:00\" (24-hour HH:MM), not "
+                    + "\"10pm\"."
+            ),
+            (
+                "bad end time mentions 24:00", "[[quiet]]\nfrom = \"22:00\"\nto = \"25:00\"",
+                "config.toml: line 3: 'to' in [[quiet]] must be a time of day such as \"22:00\" (24-hour HH:MM), or "
+                    + "\"24:00\" for the end of the day, not \"25:00\"."
+            ),
+            (
+                "24:00 is only an end", "[[quiet]]\nfrom = \"24:00\"\nto = \"07:00\"",
+                "config.toml: line 2: 'from' in [[quiet]] cannot be \"24:00\", the end of the day; a window that "
+                    + "starts at midnight has from = \"00:00\"."
+            ),
+            (
+                "number instead of time", "[[quiet]]\nfrom = 22\nto = \"07:00\"",
+                "config.toml: line 2: 'from' in [[quiet]] must be a time of day such as \"22:00\" (24-hour HH:MM) in "
+                    + "quotes, not the integer 22."
+            ),
+            (
+                "TOML time with seconds", "[[quiet]]\nfrom = 22:00:30\nto = \"07:00\"",
+                "config.toml: line 2: quiet hours are in whole minutes: write 'from' in [[quiet]] as \"22:00\", not "
+                    + "22:00:30."
+            ),
+            (
+                "a date is not a time", "[[quiet]]\nfrom = 2026-01-01\nto = \"07:00\"",
+                "config.toml: line 2: 'from' in [[quiet]] must be a time of day such as \"22:00\" (24-hour HH:MM) in "
+                    + "quotes, not the local date 2026-01-01."
+            ),
+            (
+                "unknown mode", "[[quiet]]\nfrom = \"22:00\"\nto = \"07:00\"\nmode = \"mute\"",
+                "config.toml: line 4: 'mode' in [[quiet]] must be one of \"silent\", \"chime-only\" or "
+                    + "\"lower-volume\", not \"mute\"."
+            ),
+            (
+                "lower-volume without volume", "[[quiet]]\nfrom = \"22:00\"\nto = \"07:00\"\nmode = \"lower-volume\"",
+                "config.toml: line 4: mode = \"lower-volume\" needs a 'volume' in the same [[quiet]] window, such as "
+                    + "volume = 30."
+            ),
+            (
+                "volume without lower-volume", "[[quiet]]\nfrom = \"22:00\"\nvolume = 20\nto = \"07:00\"",
+                "config.toml: line 3: 'volume' in [[quiet]] only applies with mode = \"lower-volume\" (this window's "
+                    + "mode is \"silent\"); remove it, or set mode = \"lower-volume\"."
+            ),
+            (
+                "window volume out of range",
+                "[[quiet]]\nfrom = \"22:00\"\nto = \"07:00\"\nmode = \"lower-volume\"\nvolume = -5",
+                "config.toml: line 5: 'volume' in [[quiet]] must be an integer from 0 to 100 (a percentage), not -5."
+            ),
+            (
+                "a day typo", "[[quiet]]\ndays = [\"sat\", \"snu\"]\nfrom = \"22:00\"\nto = \"07:00\"",
+                "config.toml: line 2: 'days' in [[quiet]] must name days: \"mon\" … \"sun\", \"weekdays\", "
+                    + "\"weekends\" or \"daily\", alone or in a list such as [\"sat\", \"sun\"]; \"snu\" is not a day "
+                    + "(did you mean \"sun\"?)."
+            ),
+            (
+                "days as a number", "[[quiet]]\ndays = 5\nfrom = \"22:00\"\nto = \"07:00\"",
+                "config.toml: line 2: 'days' in [[quiet]] must name days: \"mon\" … \"sun\", \"weekdays\", "
+                    + "\"weekends\" or \"daily\", alone or in a list such as [\"sat\", \"sun\"]; not the integer 5."
+            ),
+            (
+                "no days", "[[quiet]]\ndays = []\nfrom = \"22:00\"\nto = \"07:00\"",
+                "config.toml: line 2: 'days' in [[quiet]] is an empty list, so the window would never apply; list days "
+                    + "such as [\"sat\", \"sun\"], or remove 'days' to mean every day."
+            ),
+            (
+                "second window reported at its own line",
+                "[[quiet]]\nfrom = \"22:00\"\nto = \"07:00\"\n\n[[quiet]]\nfrom = \"12:00\"",
+                "config.toml: line 5: the [[quiet]] window has no 'to' time; add one such as to = \"07:00\" (24-hour "
+                    + "HH:MM)."
+            ),
         ]
         for c in cases {
             XCTAssertEqual(error(c.text)?.description, c.expected, c.why)
@@ -279,7 +412,8 @@ final class ConfigTests: XCTestCase {
     }
 
     func testTimeZoneForCommandLine() throws {
-        XCTAssertEqual(try Config.timeZone(named: "Australia/Lord_Howe", source: "--tz").identifier, "Australia/Lord_Howe")
+        XCTAssertEqual(
+            try Config.timeZone(named: "Australia/Lord_Howe", source: "--tz").identifier, "Australia/Lord_Howe")
         XCTAssertThrowsError(try Config.timeZone(named: "america/new_york", source: "--tz")) { error in
             XCTAssertEqual(
                 "\(error)",

@@ -63,7 +63,11 @@ final class ControlProtocolTests: XCTestCase {
             ("status xml", "'status' takes no argument or 'json', not 'xml'."),
             ("status json please", "'status' takes no argument or 'json', not 'json please'."),
             ("mute for", "'mute for' needs a duration, such as mute for 30m or mute for 1h30m."),
-            ("mute for 5x", "\"5x\" is not a duration: use a number with a unit (s, m, h or d), such as 90s, 30m, 2h or 1h30m; a plain number means seconds."),
+            (
+                "mute for 5x",
+                "\"5x\" is not a duration: use a number with a unit (s, m, h or d), such as 90s, 30m, 2h or 1h30m; a "
+                    + "plain number means seconds."
+            ),
             ("mute for 0", "A duration of zero would not mute anything: give one such as 30m, or use unmute."),
             ("mute until", "'mute until' needs one time of day, such as mute until 07:30 (24-hour HH:MM)."),
             ("mute until 7 30", "'mute until' needs one time of day, such as mute until 07:30 (24-hour HH:MM)."),
@@ -85,8 +89,11 @@ final class ControlProtocolTests: XCTestCase {
         }
         // Bytes that are not UTF-8 at all.
         for bytes in [[0xFF, 0xFE], [0x73, 0x61, 0x79, 0x80], [0xC3]] as [[UInt8]] {
-            XCTAssertEqual(ControlRequest.parse(line: bytes),
-                .failure(ControlProtocolError("the request contains non-text bytes; send one line of plain text such as \"status\".")))
+            XCTAssertEqual(
+                ControlRequest.parse(line: bytes),
+                .failure(
+                    ControlProtocolError(
+                        "the request contains non-text bytes; send one line of plain text such as \"status\".")))
         }
         // A line that skipped the framer and is too long is refused too.
         let long = Array(repeating: UInt8(ascii: "a"), count: 600)
@@ -95,7 +102,10 @@ final class ControlProtocolTests: XCTestCase {
     }
 
     func testHelpListsEveryCommand() {
-        for command in ["status", "status json", "say", "trigger", "mute", "mute for", "mute until", "unmute", "skip", "reload", "help"] {
+        for command in [
+            "status", "status json", "say", "trigger", "mute", "mute for", "mute until", "unmute", "skip", "reload",
+            "help",
+        ] {
             XCTAssertTrue(ControlRequest.helpText.contains(command), command)
         }
         XCTAssertFalse(ControlRequest.helpText.contains("\n"))
@@ -143,9 +153,18 @@ final class ControlProtocolTests: XCTestCase {
             ("an unfinished last line is returned by finish", ["status\nsay"], 512, [line("status")], line("say")),
             ("exactly at the limit: 7 bytes + newline = 8", ["1234567\n"], 8, [line("1234567")], nil),
             ("one over the limit, reported at once", ["12345678"], 8, [.tooLong], nil),
-            ("the rest of a long line is dropped, then framing resumes", ["12345678", "90\nok\n"], 8, [.tooLong, line("ok")], nil),
-            ("a long line is reported once however long", [String(repeating: "x", count: 5000) + "\nok\n"], 8, [.tooLong, line("ok")], nil),
-            ("a long line across many reads", ["1234", "5678", "9012", "3456", "\n", "ok\n"], 8, [.tooLong, line("ok")], nil),
+            (
+                "the rest of a long line is dropped, then framing resumes", ["12345678", "90\nok\n"], 8,
+                [.tooLong, line("ok")], nil
+            ),
+            (
+                "a long line is reported once however long", [String(repeating: "x", count: 5000) + "\nok\n"], 8,
+                [.tooLong, line("ok")], nil
+            ),
+            (
+                "a long line across many reads", ["1234", "5678", "9012", "3456", "\n", "ok\n"], 8,
+                [.tooLong, line("ok")], nil
+            ),
             ("a long unfinished line leaves nothing for finish", ["123456789"], 8, [.tooLong], nil),
             ("empty input", [], 512, [], nil),
             ("limit 1: only empty lines fit", ["\nx\n\n"], 1, [line(""), .tooLong, line("")], nil),
@@ -167,7 +186,9 @@ final class ControlProtocolTests: XCTestCase {
         // 510 bytes + CRLF is 512: accepted, and the parser drops the CR.
         let crlf = Array(repeating: UInt8(ascii: " "), count: 504) + Array("status\r\n".utf8)
         XCTAssertEqual(crlf.count, 512)
-        guard case .line(let bytes) = framer.append(crlf).first else { return XCTFail("CRLF line at the limit refused") }
+        guard case .line(let bytes) = framer.append(crlf).first else {
+            return XCTFail("CRLF line at the limit refused")
+        }
         XCTAssertEqual(try ControlRequest.parse(line: bytes).get(), .status)
     }
 
@@ -223,7 +244,8 @@ final class ControlProtocolTests: XCTestCase {
                 lines += out
                 offset += n
                 if framer.bufferedByteCount > limit - 1 {
-                    return XCTFail("iteration \(iteration): \(framer.bufferedByteCount) bytes buffered with limit \(limit)")
+                    return XCTFail(
+                        "iteration \(iteration): \(framer.bufferedByteCount) bytes buffered with limit \(limit)")
                 }
             }
             let tail = framer.finish()

@@ -60,12 +60,14 @@ final class MuteTests: XCTestCase {
     func testParseDuration() throws {
         let valid: [(String, Int)] = [
             ("90s", 90), ("30m", 1800), ("2h", 7200), ("1h30m", 5400), ("1h 30m", 5400), ("90", 90), ("  45  ", 45),
-            ("1H30M", 5400), ("1d", 86_400), ("1d2h3m4s", 93_784), ("0h5m", 300), ("30 m", 1800), ("366d", 366 * 86_400),
+            ("1H30M", 5400), ("1d", 86_400), ("1d2h3m4s", 93_784), ("0h5m", 300), ("30 m", 1800),
+            ("366d", 366 * 86_400),
         ]
         for (text, seconds) in valid {
             XCTAssertEqual(try Mute.parseDuration(text), seconds, text)
         }
-        let format = "use a number with a unit (s, m, h or d), such as 90s, 30m, 2h or 1h30m; a plain number means seconds."
+        let format =
+            "use a number with a unit (s, m, h or d), such as 90s, 30m, 2h or 1h30m; a plain number means seconds."
         let invalid: [(String, String)] = [
             ("", "The duration is missing: give one such as 90s, 30m, 2h or 1h30m."),
             ("   ", "The duration is missing: give one such as 90s, 30m, 2h or 1h30m."),
@@ -80,7 +82,10 @@ final class MuteTests: XCTestCase {
             ("1m1h", "\"1m1h\" is not a duration: give each unit once, from largest to smallest, as in 1h30m."),
             ("1h1h", "\"1h1h\" is not a duration: give each unit once, from largest to smallest, as in 1h30m."),
             ("367d", "\"367d\" is longer than 366 days: to mute with no end, use mute alone."),
-            ("99999999999999999999", "\"99999999999999999999\" is longer than 366 days: to mute with no end, use mute alone."),
+            (
+                "99999999999999999999",
+                "\"99999999999999999999\" is longer than 366 days: to mute with no end, use mute alone."
+            ),
         ]
         for (text, message) in invalid {
             XCTAssertThrowsError(try Mute.parseDuration(text), text) { error in
@@ -96,26 +101,44 @@ final class MuteTests: XCTestCase {
         let lordHowe = TimeZone(identifier: "Australia/Lord_Howe")!
         let cases: [(why: String, zone: TimeZone, now: Int, hour: Int, minute: Int, expected: Int)] = [
             ("later today", utcZone, utc(2026, 1, 10, 6, 0), 7, 0, utc(2026, 1, 10, 7, 0)),
-            ("exactly now means tomorrow (strictly after)", utcZone, utc(2026, 1, 10, 7, 0), 7, 0, utc(2026, 1, 11, 7, 0)),
+            (
+                "exactly now means tomorrow (strictly after)", utcZone, utc(2026, 1, 10, 7, 0), 7, 0,
+                utc(2026, 1, 11, 7, 0)
+            ),
             ("one second before", utcZone, utc(2026, 1, 10, 6, 59, 59), 7, 0, utc(2026, 1, 10, 7, 0)),
             ("midnight is tomorrow", utcZone, utc(2026, 1, 10, 23, 0), 0, 0, utc(2026, 1, 11, 0, 0)),
             ("across the new year", utcZone, utc(2026, 12, 31, 23, 30), 0, 15, utc(2027, 1, 1, 0, 15)),
             ("across 29 February", utcZone, utc(2028, 2, 28, 23, 0), 8, 0, utc(2028, 2, 29, 8, 0)),
             ("a 45-minute offset", kathmandu, utc(2026, 1, 10, 0, 0), 6, 0, utc(2026, 1, 10, 0, 15)),
-            ("02:30 is skipped on spring-forward night: the end of the gap, 03:00 EDT",
-             newYork, utc(2026, 3, 8, 4, 0), 2, 30, utc(2026, 3, 8, 7, 0)),
-            ("after the gap, the next 02:30 is the day after", newYork, utc(2026, 3, 8, 7, 30), 2, 30, utc(2026, 3, 9, 6, 30)),
-            ("01:30 repeats on fall-back night: the earlier one (EDT)",
-             newYork, utc(2026, 11, 1, 3, 0), 1, 30, utc(2026, 11, 1, 5, 30)),
-            ("at 01:40 EDT the next 01:30 is the repeated one (EST)",
-             newYork, utc(2026, 11, 1, 5, 40), 1, 30, utc(2026, 11, 1, 6, 30)),
-            ("at 01:40 EST both have passed: tomorrow", newYork, utc(2026, 11, 1, 6, 40), 1, 30, utc(2026, 11, 2, 6, 30)),
-            ("a 30-minute spring-forward gap (02:00→02:30) ends at 02:30 +11:00",
-             lordHowe, utc(2026, 10, 3, 14, 30), 2, 15, utc(2026, 10, 3, 15, 30)),
+            (
+                "02:30 is skipped on spring-forward night: the end of the gap, 03:00 EDT",
+                newYork, utc(2026, 3, 8, 4, 0), 2, 30, utc(2026, 3, 8, 7, 0)
+            ),
+            (
+                "after the gap, the next 02:30 is the day after", newYork, utc(2026, 3, 8, 7, 30), 2, 30,
+                utc(2026, 3, 9, 6, 30)
+            ),
+            (
+                "01:30 repeats on fall-back night: the earlier one (EDT)",
+                newYork, utc(2026, 11, 1, 3, 0), 1, 30, utc(2026, 11, 1, 5, 30)
+            ),
+            (
+                "at 01:40 EDT the next 01:30 is the repeated one (EST)",
+                newYork, utc(2026, 11, 1, 5, 40), 1, 30, utc(2026, 11, 1, 6, 30)
+            ),
+            (
+                "at 01:40 EST both have passed: tomorrow", newYork, utc(2026, 11, 1, 6, 40), 1, 30,
+                utc(2026, 11, 2, 6, 30)
+            ),
+            (
+                "a 30-minute spring-forward gap (02:00→02:30) ends at 02:30 +11:00",
+                lordHowe, utc(2026, 10, 3, 14, 30), 2, 15, utc(2026, 10, 3, 15, 30)
+            ),
         ]
         for c in cases {
             let got = Mute.nextInstant(hour: c.hour, minute: c.minute, after: c.now, in: c.zone)
-            XCTAssertEqual(got, c.expected,
+            XCTAssertEqual(
+                got, c.expected,
                 "\(c.why): got \(CivilTime.utcString(got)), expected \(CivilTime.utcString(c.expected))")
             XCTAssertGreaterThan(got, c.now, c.why)
         }
@@ -148,8 +171,10 @@ final class MuteTests: XCTestCase {
 
     func testInstantUntilText() throws {
         let zone = TimeZone(identifier: "UTC")!
-        XCTAssertEqual(try Mute.instant(until: " 07:30 ", after: utc(2026, 1, 10, 6, 0), in: zone), utc(2026, 1, 10, 7, 30))
-        XCTAssertEqual(try Mute.instant(until: "7:30", after: utc(2026, 1, 10, 6, 0), in: zone), utc(2026, 1, 10, 7, 30))
+        XCTAssertEqual(
+            try Mute.instant(until: " 07:30 ", after: utc(2026, 1, 10, 6, 0), in: zone), utc(2026, 1, 10, 7, 30))
+        XCTAssertEqual(
+            try Mute.instant(until: "7:30", after: utc(2026, 1, 10, 6, 0), in: zone), utc(2026, 1, 10, 7, 30))
         XCTAssertThrowsError(try Mute.instant(until: "7pm", after: 0, in: zone)) { error in
             XCTAssertEqual("\(error)", "\"7pm\" is not a time of day: use 24-hour HH:MM, such as 07:30 or 15:45.")
         }

@@ -5,7 +5,8 @@ import XCTest
 final class QuietHoursTests: XCTestCase {
     /// Only the weekday and the time of day matter to quiet hours; the date is left arbitrary.
     private func at(_ weekday: Int, _ hour: Int, _ minute: Int, second: Int = 0) -> LocalDateTime {
-        LocalDateTime(year: 2026, month: 1, day: 4 + weekday, hour: hour, minute: minute, second: second,
+        LocalDateTime(
+            year: 2026, month: 1, day: 4 + weekday, hour: hour, minute: minute, second: second,
             weekday: weekday, utcOffset: 0)
     }
 
@@ -51,7 +52,8 @@ final class QuietHoursTests: XCTestCase {
     func testEmptyWindowCoversNothing() {
         let empty = QuietWindow(days: .daily, from: 600, to: 600, mode: .silent)
         for hour in [0, 9, 10, 11, 23] {
-            XCTAssertFalse(empty.covers(at(wed, hour, 0)), "from == to is rejected by the config and covers nothing here")
+            XCTAssertFalse(
+                empty.covers(at(wed, hour, 0)), "from == to is rejected by the config and covers nothing here")
         }
     }
 
@@ -86,7 +88,9 @@ final class QuietHoursTests: XCTestCase {
     }
 
     func testRestrictivenessOrder() {
-        let modes: [QuietMode] = [.silent, .chimeOnly, .lowerVolume(percent: 0), .lowerVolume(percent: 30), .lowerVolume(percent: 100)]
+        let modes: [QuietMode] = [
+            .silent, .chimeOnly, .lowerVolume(percent: 0), .lowerVolume(percent: 30), .lowerVolume(percent: 100),
+        ]
         for (i, a) in modes.enumerated() {
             for (j, b) in modes.enumerated() {
                 XCTAssertEqual(a.isMoreRestrictive(than: b), i < j, "\(a) vs \(b)")
@@ -101,7 +105,8 @@ final class QuietHoursTests: XCTestCase {
         XCTAssertFalse(Weekdays.daily.contains(isoWeekday: 8))
         XCTAssertEqual(Weekdays.daily.description, "daily")
         XCTAssertEqual(Weekdays([.monday, .friday]).description, "mon, fri")
-        XCTAssertEqual(QuietWindow(days: .weekends, from: 22 * 60 + 30, to: 7 * 60, mode: .lowerVolume(percent: 20)).description,
+        XCTAssertEqual(
+            QuietWindow(days: .weekends, from: 22 * 60 + 30, to: 7 * 60, mode: .lowerVolume(percent: 20)).description,
             "weekends 22:30-07:00 lower-volume (20%)")
     }
 

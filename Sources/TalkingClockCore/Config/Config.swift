@@ -180,7 +180,9 @@ private struct ConfigReader {
     func unknownKey(_ entry: TOMLTable.Entry, known: [String], section: String?) -> ConfigError {
         let within = section.map { " in \($0)" } ?? ""
         var message = "unknown key \(shown(entry.key))\(within)"
-        if let near = Suggestion.closest(to: entry.key, in: known) { message += "; did you mean '\(near)'?" } else {
+        if let near = Suggestion.closest(to: entry.key, in: known) {
+            message += "; did you mean '\(near)'?"
+        } else {
             message += "."
         }
         message += " Known keys\(within): \(known.joined(separator: ", "))."
@@ -200,12 +202,14 @@ private struct ConfigReader {
 
     func string(_ entry: TOMLTable.Entry, _ expectation: String, section: String? = nil) throws(ConfigError) -> String {
         guard case .string(let s) = entry.value else {
-            throw fail(entry, "\(name(entry, section)) must be \(expectation) in quotes, not \(entry.value.userDescription).")
+            throw fail(
+                entry, "\(name(entry, section)) must be \(expectation) in quotes, not \(entry.value.userDescription).")
         }
         return s
     }
 
-    func nonEmptyString(_ entry: TOMLTable.Entry, _ expectation: String, fallback: String) throws(ConfigError) -> String {
+    func nonEmptyString(_ entry: TOMLTable.Entry, _ expectation: String, fallback: String) throws(ConfigError) -> String
+    {
         let s = try string(entry, expectation)
         guard !s.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw fail(entry, "'\(entry.key)' is empty; give \(expectation), or remove the line to use \(fallback).")
@@ -223,7 +227,9 @@ private struct ConfigReader {
         }
         if let value = T(rawValue: s) { return value }
         var message = "\(name(entry, section)) must be \(options), not \(TOMLValue.quoted(s))"
-        if let near = Suggestion.closest(to: s, in: names) { message += "; did you mean \"\(near)\"?" } else {
+        if let near = Suggestion.closest(to: s, in: names) {
+            message += "; did you mean \"\(near)\"?"
+        } else {
             message += "."
         }
         throw fail(entry, message)
@@ -237,9 +243,12 @@ private struct ConfigReader {
             return Int(v)
         case .integer(let v):
             throw fail(entry, "\(expectation) (a percentage), not \(v).")
-        case .string(let s) where Int(s.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "%", with: "")) != nil:
+        case .string(let s)
+        where Int(s.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "%", with: "")) != nil:
             let number = s.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "%", with: "")
-            throw fail(entry, "\(expectation), not the string \(TOMLValue.quoted(s)); write \(entry.key) = \(number) without quotes.")
+            throw fail(
+                entry,
+                "\(expectation), not the string \(TOMLValue.quoted(s)); write \(entry.key) = \(number) without quotes.")
         default:
             throw fail(entry, "\(expectation), not \(entry.value.userDescription).")
         }
@@ -252,13 +261,17 @@ private struct ConfigReader {
         case .integer(let v): seconds = Double(v)
         case .float(let v): seconds = v
         case .string(let s) where Double(s.trimmingCharacters(in: .whitespaces)) != nil:
-            throw fail(entry, "\(expectation), not the string \(TOMLValue.quoted(s)); write late-limit = "
-                + "\(s.trimmingCharacters(in: .whitespaces)) without quotes.")
+            throw fail(
+                entry,
+                "\(expectation), not the string \(TOMLValue.quoted(s)); write late-limit = "
+                    + "\(s.trimmingCharacters(in: .whitespaces)) without quotes.")
         default:
             throw fail(entry, "\(expectation), not \(entry.value.userDescription).")
         }
         guard seconds > 0 && seconds <= 300 else {
-            throw fail(entry, "\(expectation), not \(TOMLValue.formatFloat(seconds).replacingOccurrences(of: ".0", with: "")).")
+            throw fail(
+                entry, "\(expectation), not \(TOMLValue.formatFloat(seconds).replacingOccurrences(of: ".0", with: ""))."
+            )
         }
         return seconds
     }
@@ -267,8 +280,10 @@ private struct ConfigReader {
         let expectation = "'\(entry.key)' must be true or false"
         guard case .boolean(let b) = entry.value else {
             if case .string(let s) = entry.value, ["true", "false"].contains(s.lowercased()) {
-                throw fail(entry, "\(expectation), not the string \(TOMLValue.quoted(s)); write \(entry.key) = "
-                    + "\(s.lowercased()) without quotes.")
+                throw fail(
+                    entry,
+                    "\(expectation), not the string \(TOMLValue.quoted(s)); write \(entry.key) = "
+                        + "\(s.lowercased()) without quotes.")
             }
             throw fail(entry, "\(expectation), not \(entry.value.userDescription).")
         }
@@ -285,18 +300,24 @@ private struct ConfigReader {
             var windows: [QuietWindow] = []
             for item in items {
                 guard case .table(let table) = item else {
-                    throw fail(entry, "'quiet' must be a list of windows, each a [[quiet]] section (or an inline table), "
-                        + "not an array containing \(item.userDescription).")
+                    throw fail(
+                        entry,
+                        "'quiet' must be a list of windows, each a [[quiet]] section (or an inline table), "
+                            + "not an array containing \(item.userDescription).")
                 }
                 windows.append(try quietWindow(table))
             }
             return windows
         case .table:
-            throw fail(entry, "quiet hours are written [[quiet]], with two brackets, because there can be several "
-                + "windows; change [quiet] to [[quiet]].")
+            throw fail(
+                entry,
+                "quiet hours are written [[quiet]], with two brackets, because there can be several "
+                    + "windows; change [quiet] to [[quiet]].")
         default:
-            throw fail(entry, "'quiet' must be a list of windows, each a [[quiet]] section with from, to and mode, "
-                + "not \(entry.value.userDescription).")
+            throw fail(
+                entry,
+                "'quiet' must be a list of windows, each a [[quiet]] section with from, to and mode, "
+                    + "not \(entry.value.userDescription).")
         }
     }
 
@@ -319,15 +340,18 @@ private struct ConfigReader {
         }
         let line = table.position.line
         guard let from else {
-            throw ConfigError(source: source, line: line, key: "quiet.from",
+            throw ConfigError(
+                source: source, line: line, key: "quiet.from",
                 message: "the \(section) window has no 'from' time; add one such as from = \"22:00\" (24-hour HH:MM).")
         }
         guard let to else {
-            throw ConfigError(source: source, line: line, key: "quiet.to",
+            throw ConfigError(
+                source: source, line: line, key: "quiet.to",
                 message: "the \(section) window has no 'to' time; add one such as to = \"07:00\" (24-hour HH:MM).")
         }
         if from.minute == to.minute {
-            throw fail(to.entry, key: "quiet.to",
+            throw fail(
+                to.entry, key: "quiet.to",
                 "'from' and 'to' in \(section) are both \(hhmm(from.minute)), so the window would be empty; for a "
                     + "whole day use from = \"00:00\" and to = \"24:00\".")
         }
@@ -335,13 +359,15 @@ private struct ConfigReader {
         switch mode?.name ?? .silent {
         case .lowerVolume:
             guard let volume else {
-                throw fail(mode!.entry, key: "quiet.mode",
+                throw fail(
+                    mode!.entry, key: "quiet.mode",
                     "mode = \"lower-volume\" needs a 'volume' in the same \(section) window, such as volume = 30.")
             }
             quietMode = .lowerVolume(percent: volume.percent)
         case let other:
             if let volume {
-                throw fail(volume.entry, key: "quiet.volume",
+                throw fail(
+                    volume.entry, key: "quiet.volume",
                     "'volume' in \(section) only applies with mode = \"lower-volume\" (this window's mode is "
                         + "\"\(other.rawValue)\"); remove it, or set mode = \"lower-volume\".")
             }
@@ -362,8 +388,10 @@ private struct ConfigReader {
             let text = s.trimmingCharacters(in: .whitespaces)
             if allowEndOfDay && text == "24:00" { return 1440 }
             if text == "24:00" {
-                throw fail(entry, key: key, "\(name(entry, section)) cannot be \"24:00\", the end of the day; a window "
-                    + "that starts at midnight has from = \"00:00\".")
+                throw fail(
+                    entry, key: key,
+                    "\(name(entry, section)) cannot be \"24:00\", the end of the day; a window "
+                        + "that starts at midnight has from = \"00:00\".")
             }
             do {
                 let time = try InstantParser.parseClockTime(text)
@@ -375,8 +403,10 @@ private struct ConfigReader {
         case .dateTime(let d) where d.kind == .localTime:
             let t = d.time!
             guard t.second == 0 && t.nanosecond == 0 else {
-                throw fail(entry, key: key, "quiet hours are in whole minutes: write \(name(entry, section)) as "
-                    + "\(hhmm(t.hour * 60 + t.minute)), not \(d).")
+                throw fail(
+                    entry, key: key,
+                    "quiet hours are in whole minutes: write \(name(entry, section)) as "
+                        + "\(hhmm(t.hour * 60 + t.minute)), not \(d).")
             }
             return t.hour * 60 + t.minute
         default:
@@ -412,8 +442,10 @@ private struct ConfigReader {
         switch entry.value {
         case .array(let items):
             guard !items.isEmpty else {
-                throw fail(entry, key: "quiet.days", "'days' in \(section) is an empty list, so the window would never "
-                    + "apply; list days such as [\"sat\", \"sun\"], or remove 'days' to mean every day.")
+                throw fail(
+                    entry, key: "quiet.days",
+                    "'days' in \(section) is an empty list, so the window would never "
+                        + "apply; list days such as [\"sat\", \"sun\"], or remove 'days' to mean every day.")
             }
             var result: Weekdays = []
             for item in items { result.formUnion(try day(item)) }

@@ -517,7 +517,8 @@ private struct TOMLParser {
         if i < b.count && b[i] == Byte.hash { try skipComment() }
         if i >= b.count { return }
         if try consumeNewline() { return }
-        throw error("expected the end of the line after \(what), found \(found()); put each key = value on its own line")
+        throw error(
+            "expected the end of the line after \(what), found \(found()); put each key = value on its own line")
     }
 
     /// Inside arrays, where newlines and comments may appear between elements.
@@ -608,7 +609,8 @@ private struct TOMLParser {
         skipWhitespace()
         let valueDepth = depth + parts.count
         guard valueDepth <= TOML.maximumDepth else {
-            throw error("the key \(displayKey(path + parts)) nests tables more than \(TOML.maximumDepth) levels deep",
+            throw error(
+                "the key \(displayKey(path + parts)) nests tables more than \(TOML.maximumDepth) levels deep",
                 at: keyStart)
         }
         let value = try parseValue(depth: valueDepth)
@@ -638,7 +640,8 @@ private struct TOMLParser {
                         "cannot add to \(path) with a dotted key: it is an array of tables ([[\(path)]], line \(line))",
                         at: part.offset)
                 case .value(let v):
-                    throw error("\(path) is already \(v.userDescription) (line \(line)), so it cannot hold other keys",
+                    throw error(
+                        "\(path) is already \(v.userDescription) (line \(line)), so it cannot hold other keys",
                         at: part.offset)
                 }
             } else {
@@ -690,10 +693,13 @@ private struct TOMLParser {
                 case .table(let sub): t = sub
                 case .tableArray(let array): t = array.tables[array.tables.count - 1]
                 case .value(.table):
-                    throw error("\(path) is an inline table (line \(line)); inline tables cannot be extended by \(header)",
+                    throw error(
+                        "\(path) is an inline table (line \(line)); inline tables cannot be extended by \(header)",
                         at: part.offset)
                 case .value(let v):
-                    throw error("\(path) is already \(v.userDescription) (line \(line)), so \(header) cannot be a table inside it",
+                    throw error(
+                        "\(path) is already \(v.userDescription) (line \(line)), so \(header) cannot be a table "
+                            + "inside it",
                         at: part.offset)
                 }
             } else {
@@ -716,15 +722,18 @@ private struct TOMLParser {
                 sub.offset = start
                 return (sub, parts)
             case .table(let sub) where !isArray && sub.origin == .dotted:
-                throw error("the table \(header) is already defined by dotted keys at line \(line); add its keys there",
+                throw error(
+                    "the table \(header) is already defined by dotted keys at line \(line); add its keys there",
                     at: start)
             case .table where !isArray:
                 throw error("the table \(header) is defined twice; the first is at line \(line): merge them", at: start)
             case .table:
-                throw error("\(header) cannot add to \(name): it is a table (line \(line)), not an array of tables",
+                throw error(
+                    "\(header) cannot add to \(name): it is a table (line \(line)), not an array of tables",
                     at: start)
             case .tableArray:
-                throw error("\(name) is an array of tables (line \(line)); write [[\(name)]] to add an element",
+                throw error(
+                    "\(name) is an array of tables (line \(line)); write [[\(name)]] to add an element",
                     at: start)
             case .value(let v):
                 let kind = if case .array = v { "a static array" } else { v.userDescription }
@@ -789,8 +798,9 @@ private struct TOMLParser {
         var out: [UInt8] = []
         while true {
             guard i < b.count, b[i] != Byte.lf, b[i] != Byte.cr else {
-                throw error("the string that starts here is not closed on its line; add the closing '\"' "
-                    + "(or use \"\"\" for a multi-line string)", at: start)
+                throw error(
+                    "the string that starts here is not closed on its line; add the closing '\"' "
+                        + "(or use \"\"\" for a multi-line string)", at: start)
             }
             let c = b[i]
             if c == Byte.quote {
@@ -799,8 +809,9 @@ private struct TOMLParser {
             } else if c == Byte.backslash {
                 try parseEscape(into: &out)
             } else if isForbiddenControl(c) {
-                throw error("strings cannot contain the control character \(hexScalar(UInt32(c))); write it as "
-                    + "\\u\(hexScalar(UInt32(c)).dropFirst(2))")
+                throw error(
+                    "strings cannot contain the control character \(hexScalar(UInt32(c))); write it as "
+                        + "\\u\(hexScalar(UInt32(c)).dropFirst(2))")
             } else {
                 out.append(c)
                 i += 1
@@ -827,21 +838,26 @@ private struct TOMLParser {
             var value: UInt32 = 0
             for _ in 0..<count {
                 guard i < b.count, isHexDigit(b[i]) else {
-                    throw error("\\\(Character(Unicode.Scalar(c))) must be followed by \(count) hexadecimal digits",
+                    throw error(
+                        "\\\(Character(Unicode.Scalar(c))) must be followed by \(count) hexadecimal digits",
                         at: start)
                 }
                 value = value * 16 + UInt32(Character(Unicode.Scalar(b[i])).hexDigitValue!)
                 i += 1
             }
             guard let scalar = Unicode.Scalar(value) else {
-                throw error("\(text(start..<i)) is not a Unicode scalar value (surrogates and values above "
-                    + "10FFFF are not characters)", at: start)
+                throw error(
+                    "\(text(start..<i)) is not a Unicode scalar value (surrogates and values above "
+                        + "10FFFF are not characters)", at: start)
             }
             out.append(contentsOf: Array(String(Character(scalar)).utf8))
         default:
-            let shown = c < 0x80 && c >= 0x20 ? "\\\(Character(Unicode.Scalar(c)))" : "a backslash before \(found(at: start + 1))"
-            throw error("\(shown) is not a valid escape; use \\b \\t \\n \\f \\r \\\" \\\\ \\uXXXX or \\UXXXXXXXX "
-                + "(write \\\\ for a backslash)", at: start)
+            let shown =
+                c < 0x80 && c >= 0x20
+                ? "\\\(Character(Unicode.Scalar(c)))" : "a backslash before \(found(at: start + 1))"
+            throw error(
+                "\(shown) is not a valid escape; use \\b \\t \\n \\f \\r \\\" \\\\ \\uXXXX or \\UXXXXXXXX "
+                    + "(write \\\\ for a backslash)", at: start)
         }
     }
 
@@ -866,8 +882,9 @@ private struct TOMLParser {
                     continue
                 }
                 guard run <= 5 else {
-                    throw error("too many quotes: a multi-line string may end with at most two '\"' before the "
-                        + "closing '\"\"\"'; escape the others as \\\"")
+                    throw error(
+                        "too many quotes: a multi-line string may end with at most two '\"' before the "
+                            + "closing '\"\"\"'; escape the others as \\\"")
                 }
                 // Up to two quotes just before the closing three belong to the content.
                 out.append(contentsOf: repeatElement(Byte.quote, count: run - 3))
@@ -890,8 +907,9 @@ private struct TOMLParser {
                 _ = try consumeNewline()
                 out.append(Byte.lf)
             } else if isForbiddenControl(c) {
-                throw error("strings cannot contain the control character \(hexScalar(UInt32(c))); write it as "
-                    + "\\u\(hexScalar(UInt32(c)).dropFirst(2))")
+                throw error(
+                    "strings cannot contain the control character \(hexScalar(UInt32(c))); write it as "
+                        + "\\u\(hexScalar(UInt32(c)).dropFirst(2))")
             } else {
                 out.append(c)
                 i += 1
@@ -906,7 +924,8 @@ private struct TOMLParser {
         let contentStart = i
         while true {
             guard i < b.count, b[i] != Byte.lf, b[i] != Byte.cr else {
-                throw error("the literal string that starts here is not closed on its line; add the closing \"'\"",
+                throw error(
+                    "the literal string that starts here is not closed on its line; add the closing \"'\"",
                     at: start)
             }
             let c = b[i]
@@ -915,8 +934,9 @@ private struct TOMLParser {
                 return text(contentStart..<(i - 1))
             }
             if isForbiddenControl(c) {
-                throw error("literal strings cannot contain the control character \(hexScalar(UInt32(c))); "
-                    + "use a \"basic string\" with an escape instead")
+                throw error(
+                    "literal strings cannot contain the control character \(hexScalar(UInt32(c))); "
+                        + "use a \"basic string\" with an escape instead")
             }
             i += 1
         }
@@ -942,8 +962,9 @@ private struct TOMLParser {
                     continue
                 }
                 guard run <= 5 else {
-                    throw error("too many quotes: a multi-line literal string may end with at most two \"'\" "
-                        + "before the closing \"'''\"")
+                    throw error(
+                        "too many quotes: a multi-line literal string may end with at most two \"'\" "
+                            + "before the closing \"'''\"")
                 }
                 out.append(contentsOf: repeatElement(Byte.apostrophe, count: run - 3))
                 i += run
@@ -952,8 +973,9 @@ private struct TOMLParser {
                 _ = try consumeNewline()
                 out.append(Byte.lf)
             } else if isForbiddenControl(c) {
-                throw error("literal strings cannot contain the control character \(hexScalar(UInt32(c))); "
-                    + "use a \"basic string\" with an escape instead")
+                throw error(
+                    "literal strings cannot contain the control character \(hexScalar(UInt32(c))); "
+                        + "use a \"basic string\" with an escape instead")
             } else {
                 out.append(c)
                 i += 1
@@ -1028,8 +1050,9 @@ private struct TOMLParser {
     func checkInlineTableContinues(start: Int) throws(TOMLError) {
         guard i < b.count else { throw error("the inline table that starts here is never closed; add '}'", at: start) }
         if b[i] == Byte.lf || b[i] == Byte.cr {
-            throw error("an inline table must be on one line: close it with '}' on this line, or use a [table] "
-                + "section for longer tables")
+            throw error(
+                "an inline table must be on one line: close it with '}' on this line, or use a [table] "
+                    + "section for longer tables")
         }
         if b[i] == Byte.hash {
             throw error("comments are not allowed inside an inline table; close it with '}' first")
@@ -1115,7 +1138,9 @@ private struct TOMLParser {
             if let why = underscoreProblem(body[eStart..<k]) { throw invalid(why) }
         }
         guard k == body.endIndex else {
-            if body.allSatisfy({ isBareKeyByte($0) || $0 == Byte.dot }) && !body.allSatisfy({ isDigit($0) || $0 == Byte.underscore || $0 == Byte.dot }) {
+            if body.allSatisfy({ isBareKeyByte($0) || $0 == Byte.dot })
+                && !body.allSatisfy({ isDigit($0) || $0 == Byte.underscore || $0 == Byte.dot })
+            {
                 throw error("expected a value, found \(shown); strings must be quoted, like \"\(shown)\"", at: start)
             }
             throw invalid("unexpected '\(Character(Unicode.Scalar(body[k])))'")
@@ -1159,8 +1184,10 @@ private struct TOMLParser {
         let start = i
         func bad(_ why: String) -> TOMLError {
             var end = i
-            while end < b.count && (isBareKeyByte(b[end]) || b[end] == Byte.colon || b[end] == Byte.plus
-                || b[end] == Byte.dot) { end += 1 }
+            while end < b.count
+                && (isBareKeyByte(b[end]) || b[end] == Byte.colon || b[end] == Byte.plus
+                    || b[end] == Byte.dot)
+            { end += 1 }
             return error("\(text(start..<end)) is not a valid date: \(why)", at: start)
         }
         guard let year = number(4), peek() == Byte.minus else { throw bad("dates are written YYYY-MM-DD") }

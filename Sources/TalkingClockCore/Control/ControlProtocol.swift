@@ -60,27 +60,33 @@ public enum ControlRequest: Hashable, Sendable {
         if bytes.last == 0x0A { bytes = bytes.dropLast() }
         if bytes.last == 0x0D { bytes = bytes.dropLast() }
         guard bytes.count < maximumLineLength else {
-            return .failure(ControlProtocolError(
-                "the request is longer than \(maximumLineLength - 1) bytes; send one of: \(commands.joined(separator: ", "))."))
+            return .failure(
+                ControlProtocolError(
+                    "the request is longer than \(maximumLineLength - 1) bytes; send one of: "
+                        + "\(commands.joined(separator: ", "))."
+                ))
         }
         // Printable ASCII and tab only: anything else is a binary client or a wrong socket.
         guard bytes.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x09 }) else {
-            return .failure(ControlProtocolError(
-                "the request contains non-text bytes; send one line of plain text such as \"status\"."))
+            return .failure(
+                ControlProtocolError(
+                    "the request contains non-text bytes; send one line of plain text such as \"status\"."))
         }
         let parts = bytes.split(whereSeparator: { $0 == 0x20 || $0 == 0x09 })
             .map { String(decoding: $0, as: UTF8.self) }
         guard let first = parts.first else {
-            return .failure(ControlProtocolError(
-                "the request is empty; send one of: \(commands.joined(separator: ", "))."))
+            return .failure(
+                ControlProtocolError(
+                    "the request is empty; send one of: \(commands.joined(separator: ", "))."))
         }
         let command = first.lowercased()
         let arguments = Array(parts.dropFirst())
 
         func noArguments(_ request: ControlRequest) -> Result<ControlRequest, ControlProtocolError> {
             guard arguments.isEmpty else {
-                return .failure(ControlProtocolError(
-                    "'\(command)' takes no arguments, but got '\(arguments.joined(separator: " "))'."))
+                return .failure(
+                    ControlProtocolError(
+                        "'\(command)' takes no arguments, but got '\(arguments.joined(separator: " "))'."))
             }
             return .success(request)
         }
@@ -89,8 +95,9 @@ public enum ControlRequest: Hashable, Sendable {
         case "status":
             if arguments.isEmpty { return .success(.status) }
             if arguments.count == 1 && arguments[0].lowercased() == "json" { return .success(.statusJSON) }
-            return .failure(ControlProtocolError(
-                "'status' takes no argument or 'json', not '\(arguments.joined(separator: " "))'."))
+            return .failure(
+                ControlProtocolError(
+                    "'status' takes no argument or 'json', not '\(arguments.joined(separator: " "))'."))
         case "say": return noArguments(.say)
         case "trigger": return noArguments(.trigger)
         case "unmute": return noArguments(.unmute)
@@ -100,7 +107,9 @@ public enum ControlRequest: Hashable, Sendable {
         case "mute": return parseMute(arguments)
         default:
             var message = "unknown command '\(first)'"
-            if let near = Suggestion.closest(to: command, in: words) { message += "; did you mean '\(near)'?" } else {
+            if let near = Suggestion.closest(to: command, in: words) {
+                message += "; did you mean '\(near)'?"
+            } else {
                 message += "."
             }
             return .failure(ControlProtocolError(message + " Commands: \(commands.joined(separator: ", "))."))
@@ -113,7 +122,8 @@ public enum ControlRequest: Hashable, Sendable {
         switch mode {
         case "for":
             guard !rest.isEmpty else {
-                return .failure(ControlProtocolError("'mute for' needs a duration, such as mute for 30m or mute for 1h30m."))
+                return .failure(
+                    ControlProtocolError("'mute for' needs a duration, such as mute for 30m or mute for 1h30m."))
             }
             do {
                 return .success(.muteFor(seconds: try Mute.parseDuration(rest)))
@@ -122,8 +132,9 @@ public enum ControlRequest: Hashable, Sendable {
             }
         case "until":
             guard arguments.count == 2 else {
-                return .failure(ControlProtocolError(
-                    "'mute until' needs one time of day, such as mute until 07:30 (24-hour HH:MM)."))
+                return .failure(
+                    ControlProtocolError(
+                        "'mute until' needs one time of day, such as mute until 07:30 (24-hour HH:MM)."))
             }
             do {
                 let time = try InstantParser.parseClockTime(rest)
@@ -132,8 +143,11 @@ public enum ControlRequest: Hashable, Sendable {
                 return .failure(ControlProtocolError(error.description))
             }
         default:
-            return .failure(ControlProtocolError(
-                "'mute' takes nothing, 'for <duration>' or 'until <HH:MM>', not '\(arguments.joined(separator: " "))'."))
+            return .failure(
+                ControlProtocolError(
+                    "'mute' takes nothing, 'for <duration>' or 'until <HH:MM>', not "
+                        + "'\(arguments.joined(separator: " "))'."
+                ))
         }
     }
 }
