@@ -55,7 +55,7 @@ final class ControlProtocolTests: XCTestCase {
         let cases: [(String, String)] = [
             ("", "the request is empty; send one of: \(commands)."),
             ("   \t ", "the request is empty; send one of: \(commands)."),
-            ("dance", "unknown command 'dance'. Commands: \(commands)."),
+            ("dance", "unknown command 'dance'; commands: \(commands)."),
             ("stauts", "unknown command 'stauts'; did you mean 'status'? Commands: \(commands)."),
             ("UNMUTED", "unknown command 'UNMUTED'; did you mean 'unmute'? Commands: \(commands)."),
             ("say now", "'say' takes no arguments, but got 'now'."),

@@ -106,13 +106,12 @@ public enum ControlRequest: Hashable, Sendable {
         case "help": return noArguments(.help)
         case "mute": return parseMute(arguments)
         default:
-            var message = "unknown command '\(first)'"
+            let list = commands.joined(separator: ", ")
             if let near = Suggestion.closest(to: command, in: words) {
-                message += "; did you mean '\(near)'?"
-            } else {
-                message += "."
+                return .failure(
+                    ControlProtocolError("unknown command '\(first)'; did you mean '\(near)'? Commands: \(list)."))
             }
-            return .failure(ControlProtocolError(message + " Commands: \(commands.joined(separator: ", "))."))
+            return .failure(ControlProtocolError("unknown command '\(first)'; commands: \(list)."))
         }
     }
 
