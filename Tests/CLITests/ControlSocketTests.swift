@@ -1,0 +1,162 @@
+import Foundation
+import Glibc
+import TalkingClockCore
+import TestSupport
+import XCTest
+
+/// The daemon's control socket as users and hostile clients meet it.
+final class ControlSocketTests: XCTestCase {
+    var dir: URL!
+    var daemon: Process!
+    var socket: String { dir.appendingPathComponent("run/control.sock").path }
+
+    override func setUpWithError() throws {
+        dir = FixturePack.temporaryDirectory("ctl")
+        try FixturePack.write(to: dir.appendingPathComponent("pack"))
+        try startDaemon()
+    }
+
+    override func tearDown() {
+        if let daemon, daemon.isRunning {
+            daemon.terminate()
+            daemon.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    func startDaemon() throws {
+        let p = Process()
+        p.executableURL = BinaryRunner.binary
+        p.arguments = [
+            "run", "--driver", "external", "--pack", dir.appendingPathComponent("pack").path, "--device", "file:FILE=/dev/null",
+            "--state-dir", dir.appendingPathComponent("state").path, "--socket", socket, "--tz", "UTC",
+        ]
+        p.environment = ProcessInfo.processInfo.environment.merging(["XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path]) { $1 }
+        p.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try p.run()
+        daemon = p
+        let deadline = Date().addingTimeInterval(10)
+        while (try? raw("status\n")) == nil {
+            guard Date() < deadline, p.isRunning else { throw XCTSkip("daemon did not start") }
+            usleep(20_000)
+        }
+    }
+
+    /// Sends raw bytes and reads until the reply count is reached or the peer closes.
+    func raw(_ text: String, bytes extra: [UInt8] = [], replies: Int = 1) throws -> String {
+        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { buf in for (i, b) in socket.utf8.enumerated() { buf[i] = b } }
+        let ok = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) } }
+        guard ok == 0 else { throw NSError(domain: "connect", code: Int(errno)) }
+        var tv = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        let payload = extra + Array(text.utf8)
+        var sent = 0
+        while sent < payload.count {
+            let n = payload[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { break }
+            sent += n
+        }
+        var out: [UInt8] = []
+        var buf = [UInt8](repeating: 0, count: 4096)
+        while out.filter({ $0 == 10 }).count < replies {
+            let n = recv(fd, &buf, buf.count, 0)
+            if n <= 0 { break }
+            out += buf[0..<n]
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    func testProtocolAnswersEveryLineAndSurvivesGarbage() throws {
+        XCTAssertTrue(try raw("status\n").hasPrefix("ok driver external;"))
+        XCTAssertEqual(try raw("bogus\n"), "error unknown command 'bogus'; commands: status, status json, say, trigger, mute, mute for <duration>, mute until <HH:MM>, unmute, skip, reload, help.\n")
+        XCTAssertTrue(try raw("", bytes: [0, 1, 2, 0xFF, 10]).hasPrefix("error the request contains non-text bytes"))
+        XCTAssertTrue(try raw("\n", bytes: [UInt8](repeating: 65, count: 100_000)).hasPrefix("error request too long"))
+        // Three requests in one write get three replies, in order.
+        let three = try raw("help\nstatus json\nmute for banana\n", replies: 3).split(separator: "\n")
+        XCTAssertEqual(three.count, 3)
+        XCTAssertTrue(three[1].hasPrefix("ok {\"driver\":\"external\""), String(three[1]))
+        XCTAssertTrue(three[2].hasPrefix("error "), String(three[2]))
+        XCTAssertTrue(daemon.isRunning)
+        XCTAssertTrue(try raw("status\n").hasPrefix("ok "), "still answering after garbage")
+    }
+
+    func testMuteSurvivesKill9AndCLITalksToTheDaemon() throws {
+        let mute = try BinaryRunner.run(["mute", "--for", "30m", "--socket", socket])
+        XCTAssertEqual(mute.status, 0, mute.stderr)
+        XCTAssertTrue(mute.stdout.hasPrefix("muted until "), mute.stdout)
+        kill(daemon.processIdentifier, SIGKILL)
+        daemon.waitUntilExit()
+        try startDaemon()
+        let status = try BinaryRunner.run(["status", "--json", "--socket", socket])
+        XCTAssertEqual(status.status, 0, status.stderr)
+        XCTAssertTrue(status.stdout.contains("\"muted\":true"), status.stdout)
+        let unmute = try BinaryRunner.run(["unmute", "--socket", socket])
+        XCTAssertEqual(unmute.stdout, "unmuted\n")
+        let badMute = try BinaryRunner.run(["mute", "--for", "forever", "--socket", socket])
+        XCTAssertEqual(badMute.status, ExitStatus.badInput.rawValue)
+        XCTAssertTrue(badMute.stderr.hasPrefix("talking-clock: "), badMute.stderr)
+    }
+
+    func testNoDaemonIsAClearMessage() throws {
+        let r = try BinaryRunner.run(["status", "--socket", dir.appendingPathComponent("nothing.sock").path])
+        XCTAssertEqual(r.status, ExitStatus.noDaemon.rawValue)
+        XCTAssertTrue(r.stderr.contains("No talking-clock daemon is running"), r.stderr)
+    }
+
+    func testTriggerFarFromABoundaryIsRefusedAndReloadRefusesABadConfig() throws {
+        // In UTC, a boundary is at most 900 s away; with --max-wait 60 (daemon default) a trigger is
+        // accepted only within a minute of it.
+        let now = Int(Date().timeIntervalSince1970)
+        let toNext = 900 - now % 900
+        let trigger = try BinaryRunner.run(["trigger", "--socket", socket])
+        if toNext > 62 {
+            XCTAssertEqual(trigger.status, ExitStatus.badInput.rawValue)
+            XCTAssertTrue(trigger.stderr.contains("more than --max-wait 60 s"), trigger.stderr)
+        }
+        let cfg = dir.appendingPathComponent("cfg/talking-clock")
+        try FileManager.default.createDirectory(at: cfg, withIntermediateDirectories: true)
+        try "volum = 80\n".write(to: cfg.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
+        let reload = try BinaryRunner.run(["reload", "--socket", socket])
+        XCTAssertEqual(reload.status, ExitStatus.badInput.rawValue)
+        XCTAssertTrue(reload.stderr.contains("reload refused"), reload.stderr)
+        XCTAssertTrue(reload.stderr.contains("did you mean 'volume'"), reload.stderr)
+        XCTAssertTrue(try raw("status\n").hasPrefix("ok driver external"), "the old configuration stays")
+    }
+
+    func testAnotherUserIsRefused() throws {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
+            throw XCTSkip("needs root and setpriv to act as another user")
+        }
+        // Give the other user a path it can reach (the test's /tmp may be private) and open the
+        // filesystem permissions, so only the peer-credential check stands in the way.
+        let shared = URL(fileURLWithPath: "/var/tmp/talking-clock-peer-\(getpid())")
+        try? FileManager.default.removeItem(at: shared)
+        try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: shared) }
+        chmod(shared.path, 0o755)
+        let link = shared.appendingPathComponent("s")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: socket)
+        let binary = shared.appendingPathComponent("talking-clock")
+        try FileManager.default.copyItem(at: BinaryRunner.binary, to: binary)
+        chmod(binary.path, 0o755)
+        // Hard-link the socket into the shared directory (a symlink would still need the private path).
+        unlink(link.path)
+        guard Glibc.link(socket, link.path) == 0 else { throw XCTSkip("cannot link the socket into /var/tmp") }
+        chmod(link.path, 0o666)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        p.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", binary.path, "status", "--socket", link.path]
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        try p.run()
+        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        XCTAssertNotEqual(p.terminationStatus, 0)
+        XCTAssertTrue(text.contains("permission denied: this talking-clock belongs to uid 0"), text)
+    }
+}
