@@ -441,8 +441,15 @@ public final class ClockDaemon {
     /// `maxWait`; a second trigger for the same boundary changes nothing.
     func trigger() -> ControlReply {
         let now = options.clock.now()
-        let boundary = scheduler.nextBoundary(after: now - scheduler.config.lateLimit, in: zone())
-        let local = CivilTime.local(boundary, in: zone())
+        let zone = zone()
+        let recent = BoundarySchedule.next(after: now - scheduler.config.lateLimit, in: zone, interval: scheduler.config.interval)
+        if case .skip(_, let local, .alreadySpoken) = scheduler.decide(boundary: recent, now: now, in: zone), playing?.boundary != recent {
+            logger.info("skipped", metadata: ["boundary": "\(local.rfc3339)", "reason": "\(SkipReason.alreadySpoken.rawValue)"])
+            exitStatus = .stale
+            return .error("\(local.rfc3339) was already announced")
+        }
+        let boundary = scheduler.nextBoundary(after: now - scheduler.config.lateLimit, in: zone)
+        let local = CivilTime.local(boundary, in: zone)
         if playing?.boundary == boundary || armed == boundary {
             return .ok("already announcing \(local.rfc3339)")
         }
