@@ -110,8 +110,12 @@ public final class ControlServer {
         unlink(path)
     }
 
+    /// Creates the socket's directory 0700, or accepts an existing one only if it is ours and
+    /// private. It never changes the mode of a directory it did not create (a `--socket` in /tmp
+    /// must not make /tmp private).
     static func preparePrivateDirectory(_ dir: String) throws(SystemError) {
-        if mkdir(dir, 0o700) != 0 && errno != EEXIST {
+        if mkdir(dir, 0o700) == 0 { return }
+        guard errno == EEXIST else {
             throw SystemError("mkdir", context: "control directory \(dir) (check that XDG_RUNTIME_DIR exists and is yours)")
         }
         var st = stat()
@@ -119,7 +123,11 @@ public final class ControlServer {
         guard (st.st_mode & S_IFMT) == S_IFDIR, st.st_uid == getuid() else {
             throw SystemError("stat", code: EPERM, context: "\(dir) is not a directory owned by you; remove it or set XDG_RUNTIME_DIR")
         }
-        if st.st_mode & 0o077 != 0 { chmod(dir, 0o700) }
+        guard st.st_mode & 0o077 == 0 else {
+            throw SystemError(
+                "stat", code: EPERM,
+                context: "the control socket's directory \(dir) is open to other users; put the socket in a private (0700) directory such as $XDG_RUNTIME_DIR/talking-clock")
+        }
     }
 
     private func acceptAll() {
@@ -254,14 +262,18 @@ public enum ControlClient {
         var tv = timeval(tv_sec: Int(timeout), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         let bytes = Array((request + "\n").utf8)
-        guard bytes.withUnsafeBytes({ Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count else {
-            throw Failure.io("Could not send to the daemon at \(path): \(String(cString: strerror(errno))).")
-        }
+        // The daemon may answer and close before reading (e.g. refusing another user); a failed
+        // send is reported only if no reply can be read either.
+        let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        let sendError = sent == bytes.count ? nil : String(cString: strerror(errno))
         var reply: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while !reply.contains(10) {
             let n = recv(fd, &buffer, buffer.count, 0)
-            if n <= 0 { throw Failure.io("The daemon at \(path) closed the connection without a reply.") }
+            if n <= 0 {
+                if let sendError { throw Failure.io("Could not send to the daemon at \(path): \(sendError).") }
+                throw Failure.io("The daemon at \(path) closed the connection without a reply.")
+            }
             reply += buffer[0..<n]
         }
         return String(decoding: reply[..<reply.firstIndex(of: 10)!], as: UTF8.self)

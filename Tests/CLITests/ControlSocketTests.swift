@@ -101,6 +101,21 @@ final class ControlSocketTests: XCTestCase {
         XCTAssertTrue(badMute.stderr.hasPrefix("talking-clock: "), badMute.stderr)
     }
 
+    func testASocketInASharedDirectoryIsRefusedAndTheDirectoryLeftAlone() throws {
+        let shared = dir.appendingPathComponent("shared")
+        try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: true)
+        chmod(shared.path, 0o1777)
+        let r = try BinaryRunner.run(
+            ["run", "--pack", dir.appendingPathComponent("pack").path, "--socket", shared.appendingPathComponent("c.sock").path,
+             "--state-dir", dir.appendingPathComponent("state2").path, "--device", "file:FILE=/dev/null"],
+            environment: ["XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path])
+        XCTAssertEqual(r.status, ExitStatus.badInput.rawValue)
+        XCTAssertTrue(r.stderr.contains("is open to other users"), r.stderr)
+        var st = stat()
+        stat(shared.path, &st)
+        XCTAssertEqual(st.st_mode & 0o7777, 0o1777, "the daemon never changes a directory it did not create")
+    }
+
     func testNoDaemonIsAClearMessage() throws {
         let r = try BinaryRunner.run(["status", "--socket", dir.appendingPathComponent("nothing.sock").path])
         XCTAssertEqual(r.status, ExitStatus.noDaemon.rawValue)
