@@ -76,6 +76,10 @@ public final class ClockDaemon {
     private let boundaryTimer: TimerFD
     private let playbackTimer: TimerFD
     private let signals: SignalFD
+    /// Only when systemd asks for watchdog pings: fires every half `WatchdogSec` (2 wake-ups an
+    /// hour with the unit's 70 min), so an external-driver daemon with no boundary timer is not
+    /// killed. Boundary wake-ups ping too.
+    private let watchdogTimer: TimerFD
     private var armed: Int?
     private var playing: Playing?
     private var last: LastAnnouncement?
@@ -96,6 +100,7 @@ public final class ClockDaemon {
             boundaryTimer = try TimerFD(realtime: options.clock.followsWallClock)
             playbackTimer = try TimerFD(realtime: false)
             signals = try SignalFD(signals: [SIGTERM, SIGINT, SIGHUP])
+            watchdogTimer = try TimerFD(realtime: false)
         } catch {
             throw DaemonStartError(status: .internalError, description: error.description)
         }
@@ -162,6 +167,14 @@ public final class ClockDaemon {
                 self.pumpPlayback()
             }
             try loop.watch(signals.fd, events: UInt32(EPOLLIN.rawValue)) { [unowned self] _ in self.handleSignals() }
+            if let interval = notifier.watchdogInterval {
+                try loop.watch(watchdogTimer.fd, events: UInt32(EPOLLIN.rawValue)) { [unowned self] _ in
+                    _ = self.watchdogTimer.read()
+                    self.pingWatchdog()
+                    self.watchdogTimer.arm(after: interval)
+                }
+                watchdogTimer.arm(after: interval)
+            }
         } catch {
             logger.critical("event loop setup failed", metadata: ["error": "\(error)"])
             return .internalError
