@@ -1,0 +1,1 @@
+"""Helpers for scripts/make-pack (talking-clock sound pack generator)."""

@@ -1,0 +1,117 @@
+"""Clip ids and the carrier phrases each voice clip is cut from.
+
+A carrier is a whole sentence in which the wanted word sits in the position
+the player will use it.  Markup: ``{clip-id=words}`` marks the token(s) that
+become clip ``clip-id``; everything else is context.  Tokens are separated by
+single spaces, and every engine must report timings per such token.
+"""
+
+import re
+
+ONES = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+TEENS = ["ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen",
+         "sixteen", "seventeen", "eighteen", "nineteen"]
+TENS = ["twenty", "thirty", "forty", "fifty"]
+
+HOUR_WORDS = ONES + ["ten", "eleven", "twelve"]               # 1-12
+MINUTE_ONLY = TEENS[3:] + TENS + [
+    f"{t}-{o}" for t in TENS for o in ONES]                   # 13-19, 20-59
+
+
+def voice_clip_ids():
+    """All voice clip ids the manifest must contain, in manifest order."""
+    ids = ["zero", "oh"] + ONES + TEENS
+    for t in TENS:
+        ids.append(t)
+        ids.extend(f"{t}-{o}" for o in ONES)
+    ids += ["am", "pm", "noon", "midnight", "oclock", "hundred",
+            "its", "the-time-is"]
+    return ids
+
+
+def _minute_context_hour(minute_word):
+    """Hour word spoken before a minute in its carrier.
+
+    "ten" (ends in /n/) before minutes that start with a consonant other
+    than /n/; "six" (ends in /s/) before vowel- or n-initial minutes
+    (eighteen, nineteen), so the boundary is never a vowel glide or a
+    doubled nasal that the cut would smear.
+    """
+    return "six" if minute_word[0] in "aeiou" or minute_word.startswith("n") else "ten"
+
+
+def carrier_phrases():
+    """List of carrier sentences with markup; each voice clip id once."""
+    c = []
+    # Hours 1-12 from the hour position, in "It's N o'clock.": the hour then
+    # runs into a vowel, and cut there it chains cleanly before both vowels
+    # ("two oh five", "two eighteen") and consonants.  Cut before a
+    # consonant ("It's two fifteen") "two" came out clipped and a speech
+    # recogniser heard "two oh five" as "ten oh five".  "It's" and
+    # "o'clock" come from two of these phrases.
+    for h in HOUR_WORDS:
+        its = "{its=It's}" if h == "three" else "It's"
+        oclock = "{oclock=o'clock}." if h == "six" else "o'clock."
+        c.append(f"{its} {{{h}={h}}} {oclock}")
+    # The prefix "the time is", from the start of a phrase.
+    c.append("{the-time-is=The time is} four fifteen P.M.")
+    # Minutes 13-59 (also used for 24-hour hours 13-23) from the minute
+    # position, between an hour and "P.M.".
+    # "p.m." comes from the end of one of them, after an /s/-final minute.
+    for m in MINUTE_ONLY:
+        h = _minute_context_hour(m)
+        pm = "{pm=P.M.}" if m == "thirty-six" else "P.M."
+        c.append(f"It's {h} {{{m}={m}}} {pm}")
+    # "oh" between an hour and a single-digit minute.
+    c.append("It's six {oh=oh} five P.M.")
+    # "a.m." at the end of the same phrase as "p.m.".
+    c.append("It's ten thirty-six {am=A.M.}")
+    c.append("It's {noon=noon}.")
+    c.append("It's {midnight=midnight}.")
+    # 24-hour words: "fifteen hundred", "zero hundred".
+    c.append("It's fifteen {hundred=hundred}.")
+    c.append("It's {zero=zero} hundred.")
+    return c
+
+
+_MARK = re.compile(r"\{([a-z-]+)=([^}]*)\}")
+
+
+def parse_carrier(markup):
+    """Return (plain_text, tokens, {clip_id: (first_token, last_token)})."""
+    spans = {}
+    out = []
+    pos = 0
+    ntok = 0
+    for m in _MARK.finditer(markup):
+        before = markup[pos:m.start()]
+        out.append(before)
+        ntok += len(before.split())
+        words = m.group(2).split()
+        spans[m.group(1)] = (ntok, ntok + len(words) - 1)
+        ntok += len(words)
+        out.append(m.group(2))
+        pos = m.end()
+    out.append(markup[pos:])
+    text = "".join(out)
+    tokens = text.split()
+    # A marked span must be made of whole tokens.
+    for cid, (a, b) in spans.items():
+        if b >= len(tokens):
+            raise ValueError(f"bad span for {cid} in {markup!r}")
+    return text, tokens, spans
+
+
+def check_coverage():
+    got = {}
+    for c in carrier_phrases():
+        _, _, spans = parse_carrier(c)
+        for cid in spans:
+            if cid in got:
+                raise ValueError(f"clip {cid} in two carriers")
+            got[cid] = c
+    want = set(voice_clip_ids())
+    if set(got) != want:
+        raise ValueError(f"carrier coverage mismatch: missing {sorted(want - set(got))}, "
+                         f"extra {sorted(set(got) - want)}")
+    return got
