@@ -49,6 +49,10 @@ struct Say: ParsableCommand {
             (hour, minute) = (local.hour, local.minute)
         }
         let pack = try Support.pack(clock.pack, scan: false)
+        // Opening the device (ALSA config, sound-server connection) is the slowest step and does not
+        // depend on the words: do it on a second thread while this one plans, decodes and mixes, so
+        // the first sample goes out as soon as possible.
+        let opening = output == nil && !dryRun ? DeviceOpener(device: clock.device ?? "default", format: pack.format) : nil
         let plan = try Support.plan(hour: hour, minute: minute, style: .standard, pack: pack)
         if dryRun {
             print(plan.phrase.text)
@@ -66,8 +70,9 @@ struct Say: ParsableCommand {
             return
         }
         let sink: ALSASink
-        do { sink = try ALSASink(device: clock.device ?? "default", format: timeline.format) } catch {
-            throw CLIError(.deviceError, error.description)
+        switch opening!.wait() {
+        case .success(let opened): sink = opened
+        case .failure(let error): throw CLIError(.deviceError, error.description)
         }
         let session = PlaybackSession(sink: sink, timeline: timeline, pcm: pcm, clock: WallClock.now)
         PlaybackRunner.run(session, sink: sink)
@@ -75,5 +80,30 @@ struct Say: ParsableCommand {
         if let failure = session.failure {
             throw CLIError(.deviceError, failure.description)
         }
+    }
+}
+
+/// Opens an ALSA device on its own thread; `wait()` joins it.
+final class DeviceOpener: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var result: Result<ALSASink, SinkError>?
+
+    init(device: String, format: StreamFormat) {
+        let thread = Thread { [self] in
+            let opened: Result<ALSASink, SinkError>
+            do throws(SinkError) { opened = .success(try ALSASink(device: device, format: format)) } catch { opened = .failure(error) }
+            condition.lock()
+            result = opened
+            condition.signal()
+            condition.unlock()
+        }
+        thread.start()
+    }
+
+    func wait() -> Result<ALSASink, SinkError> {
+        condition.lock()
+        defer { condition.unlock() }
+        while result == nil { condition.wait() }
+        return result!
     }
 }
