@@ -62,7 +62,6 @@ public final class ClockDaemon {
         var anchorReal: Double?
         var text: String
         var watched: [Int32]
-        var clipFailures: [String]
     }
 
     private let options: DaemonOptions
@@ -295,10 +294,8 @@ public final class ClockDaemon {
             persist()
         }
         let anchorReal = boundary.map { options.clock.realInstant(for: Double($0)) }
-        var failures: [String] = []
-        let session = PlaybackSession(sink: sink, timeline: timeline, pcm: pcm, anchorAt: anchorReal, clock: WallClock.now) { item, result in
-            if case .failed(let e) = result { failures.append("\(item.clip): \(e.description)") }
-        }
+        // Clip results are summarised from the session when it ends (finished, cut, or the device error).
+        let session = PlaybackSession(sink: sink, timeline: timeline, pcm: pcm, anchorAt: anchorReal, clock: WallClock.now)
         var watched: [Int32] = []
         for d in sink.pollDescriptors() {
             try? loop.watch(d.fd, events: UInt32(d.events)) { [unowned self] events in
@@ -307,7 +304,7 @@ public final class ClockDaemon {
             }
             watched.append(d.fd)
         }
-        playing = Playing(session: session, sink: sink, boundary: boundary, anchorReal: anchorReal, text: plan.phrase.text, watched: watched, clipFailures: failures)
+        playing = Playing(session: session, sink: sink, boundary: boundary, anchorReal: anchorReal, text: plan.phrase.text, watched: watched)
         pumpPlayback()
     }
 
