@@ -433,7 +433,7 @@ public final class ClockDaemon {
             }
             scheduler.state = state
             logger.info("mute changed", metadata: ["mute": "\(state.mute)"])
-            return .ok("\(state.mute.description)")
+            return .ok(state.mute.description(in: zone()))
         case .skip:
             if let current = playing {
                 current.session.cancel()
@@ -498,7 +498,7 @@ public final class ClockDaemon {
             let local = CivilTime.local(b, in: z)
             parts.append("next \(local.rfc3339) \"\(Phrase.forTime(hour: local.hour, minute: local.minute, style: scheduler.config.announcementStyle.phrase).text)\"")
         }
-        parts.append("mute \(scheduler.state.mute.resolved(at: Int(options.clock.now())))")
+        parts.append("mute \(scheduler.state.mute.resolved(at: Int(options.clock.now())).description(in: z))")
         if let last { parts.append("last \(last.result)" + (last.onsetErrorMs.map { String(format: " (onset %+.3f ms)", $0) } ?? "")) }
         parts.append("device \(scheduler.config.device)")
         parts.append("pack \(pack.name)")
@@ -529,7 +529,7 @@ public final class ClockDaemon {
         }
         let mute = scheduler.state.mute.resolved(at: Int(options.clock.now()))
         fields.append("\"muted\":\(mute.isMuted(at: Int(options.clock.now())))")
-        fields.append("\"mute\":\(str(mute.description))")
+        fields.append("\"mute\":\(str(mute.description(in: z)))")
         if let q = QuietHours.mode(in: scheduler.config.quiet, at: CivilTime.local(Int(options.clock.now()), in: z)) {
             fields.append("\"quiet\":\(str(q.description))")
         } else {

@@ -34,6 +34,12 @@ public enum MuteState: Hashable, Codable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The same, with the end in the user's local time ("muted until 2026-11-22T07:00:00+01:00").
+    public func description(in zone: TimeZone) -> String {
+        if case .mutedUntil(let end) = self { return "muted until \(CivilTime.local(end, in: zone).rfc3339)" }
+        return description
+    }
+
     private enum CodingKeys: String, CodingKey {
         case state, until
     }
