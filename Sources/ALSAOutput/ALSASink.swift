@@ -113,16 +113,35 @@ public final class ALSASink: AudioSink {
         }
     }
 
+    /// The last delay the device reported, and how many queries in a row have failed since.
+    private var lastDelay = 0
+    private var delayFailures = 0
+    /// Consecutive failed delay queries tolerated before the device counts as broken.
+    static let maxDelayFailures = 8
+
     public func delay() throws(SinkError) -> Int {
         guard let pcm else { return 0 }
         var frames: snd_pcm_sframes_t = 0
         // snd_pcm_delay
         let code = snd_pcm_delay(pcm, &frames)
         if code < 0 {
-            try recover(code, call: "snd_pcm_delay")
-            return 0
+            if code == -EPIPE || code == -ESTRPIPE {
+                try recover(code, call: "snd_pcm_delay")
+                lastDelay = 0
+                return 0
+            }
+            // The pulse plugin answers -EIO now and then while its stream's latency is being
+            // updated (seen once in 20 announcements, scripts/bench onset): a transient error
+            // must not cost the announcement. Use the last value; only a run of failures is fatal.
+            delayFailures += 1
+            if delayFailures >= Self.maxDelayFailures {
+                try recover(code, call: "snd_pcm_delay")
+            }
+            return lastDelay
         }
-        return max(0, Int(frames))
+        delayFailures = 0
+        lastDelay = max(0, Int(frames))
+        return lastDelay
     }
 
     /// Underrun: prepare again and go on. Suspend: resume if the driver can, else prepare.

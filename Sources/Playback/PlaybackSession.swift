@@ -117,7 +117,9 @@ public final class PlaybackSession {
         while true {
             switch state {
             case .priming:
-                let delay = try sink.delay()
+                // Nothing written yet: the stream has not started and has no delay to report
+                // (and some plugins answer an error rather than 0 then).
+                let delay = written == 0 ? 0 : try sink.delay()
                 let owed = Int((((anchorAt ?? 0) - clock()) * rate).rounded()) - delay - timeline.anchorFrame
                 if owed <= 0 {
                     startTimeline(delay: delay)
