@@ -288,6 +288,11 @@ public final class ClockDaemon {
         do { sink = try ALSASink(device: scheduler.config.device, format: timeline.format) } catch {
             return failBeforeStart(boundary, local, error.description, status: .deviceError)
         }
+        if let boundary, options.clock.now() > Double(boundary) + scheduler.config.lateLimit {
+            // Opening the device took so long that the time would be said stale: abandon it.
+            sink.close()
+            return failBeforeStart(boundary, local, "abandoned: the device opened more than late-limit after the boundary", status: .stale)
+        }
         if let boundary {
             // At most once, even across a crash in the middle of the announcement.
             scheduler.recordSpoken(boundary)
