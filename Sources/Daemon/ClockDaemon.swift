@@ -114,18 +114,24 @@ public final class ClockDaemon {
     }
 
     static func loadConfig(_ options: DaemonOptions) throws(DaemonStartError) -> Config {
+        try loadConfig(path: options.configPath, overrides: options.overrides)
+    }
+
+    /// Reads the config file (`path`, or the default location if it exists; none gives the
+    /// defaults) and applies the command line's overrides.
+    public static func loadConfig(path explicit: String?, overrides: ConfigOverrides) throws(DaemonStartError) -> Config {
         var config = Config()
-        if let path = options.configPath ?? Self.defaultConfigPath(), FileManager.default.fileExists(atPath: path) {
+        if let path = explicit ?? Self.defaultConfigPath(), FileManager.default.fileExists(atPath: path) {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw DaemonStartError(status: .badInput, description: "Could not read the config file \(path); check its permissions.")
             }
             do { config = try Config.parse(text, source: path) } catch {
                 throw DaemonStartError(status: .badInput, description: error.description)
             }
-        } else if let path = options.configPath {
+        } else if let path = explicit {
             throw DaemonStartError(status: .badInput, description: "The config file \(path) does not exist; create it (see 'talking-clock config-example') or drop --config.")
         }
-        return config.merged(with: options.overrides)
+        return config.merged(with: overrides)
     }
 
     /// `$XDG_CONFIG_HOME/talking-clock/config.toml` (default `~/.config`).
@@ -207,9 +213,24 @@ public final class ClockDaemon {
         arm(boundary)
     }
 
+    /// Seconds of audio before the anchor of `boundary`'s announcement: 0 unless its chime
+    /// starts before the boundary (the Westminster quarters before the first hour stroke).
+    private func preroll(for boundary: Int) -> Double {
+        let local = CivilTime.local(boundary, in: zone())
+        guard let plan = try? pack.plan(hour: local.hour, minute: local.minute, style: scheduler.config.announcementStyle)
+        else { return 0 }
+        return Double(plan.anchorOffsetMs) / 1000
+    }
+
+    /// When to wake for `boundary` (clock seconds): the lead for opening the device, plus the
+    /// chime's pre-roll.
+    private func wakeTime(for boundary: Int) -> Double {
+        Double(boundary) - (options.lead + preroll(for: boundary)) * options.clock.rate
+    }
+
     private func arm(_ boundary: Int) {
         armed = boundary
-        let wake = Double(boundary) - options.lead * options.clock.rate
+        let wake = wakeTime(for: boundary)
         if options.clock.followsWallClock {
             boundaryTimer.arm(at: options.clock.realInstant(for: wake))
         } else {
@@ -225,7 +246,7 @@ public final class ClockDaemon {
             // An NTP step or a manual `date`: re-read the clock and re-arm at once.
             let now = options.clock.now()
             logger.notice("clock was set", metadata: ["now": "\(CivilTime.utcString(Int(now)))"])
-            if let boundary = armed, now <= Double(boundary) + scheduler.config.lateLimit, now >= Double(boundary) - options.lead * 2 {
+            if let boundary = armed, now <= Double(boundary) + scheduler.config.lateLimit, now >= wakeTime(for: boundary) - options.lead {
                 announce(boundary)  // the step landed us right at it
             } else {
                 rearmAfterDecision(now: now)
@@ -234,7 +255,7 @@ public final class ClockDaemon {
         }
         guard expiry == .fired, let boundary = armed else { return }
         let now = options.clock.now()
-        if now < Double(boundary) - options.lead * options.clock.rate - 0.5 {
+        if now < wakeTime(for: boundary) - 0.5 {
             // Woke early (cannot happen with an absolute timer unless the clock moved back): re-arm.
             arm(boundary)
             return
@@ -260,7 +281,7 @@ public final class ClockDaemon {
             logger.log(level: level, "skipped", metadata: ["boundary": "\(local.rfc3339)", "reason": "\(reason.rawValue)", "late_s": "\(String(format: "%.3f", now - Double(boundary)))"])
             last = LastAnnouncement(boundary: boundary, text: "", result: "skipped: \(reason.rawValue)", onsetErrorMs: nil)
             if options.oneShot {
-                exitStatus = reason == .muted || reason == .quiet ? .muted : .stale
+                exitStatus = [.muted, .quiet, .nothingToPlay].contains(reason) ? .muted : .stale
                 loop.stop()
             }
         case .speak(_, let local, let style, let gain):
@@ -271,19 +292,17 @@ public final class ClockDaemon {
 
     private func start(boundary: Int?, local: LocalDateTime, style: AnnouncementStyle, gain: Float) {
         let plan: AnnouncementPlan
-        let timeline: Timeline
+        var timeline: Timeline
         do {
-            plan = try AnnouncementPlan.make(hour: local.hour, minute: local.minute, style: style, available: pack.clipIds)
+            plan = try pack.plan(hour: local.hour, minute: local.minute, style: style)
             timeline = try pack.timeline(for: plan)
-        } catch let error as VocabularyError {
-            return failBeforeStart(boundary, local, "pack cannot say it: \(error.description)", status: .packError)
         } catch {
             return failBeforeStart(boundary, local, "\(error)", status: .packError)
         }
         guard !timeline.items.isEmpty else {
             return failBeforeStart(boundary, local, "nothing to play (voice off and no chime)", status: .muted)
         }
-        let pcm = Mixer.render(timeline, gain: gain) { [pack] in (try? pack.audio($0).samples) ?? [] }
+        var pcm = Mixer.render(timeline, gain: gain) { [pack] in (try? pack.audio($0).samples) ?? [] }
         let sink: ALSASink
         do { sink = try ALSASink(device: scheduler.config.device, format: timeline.format) } catch {
             return failBeforeStart(boundary, local, error.description, status: .deviceError)
@@ -299,6 +318,22 @@ public final class ClockDaemon {
             persist()
         }
         let anchorReal = boundary.map { options.clock.realInstant(for: Double($0)) }
+        if let anchorReal {
+            // Woken too late for the whole pre-roll (a trigger 15 s before a Westminster hour whose
+            // quarters start 16.5 s early): leave out the first strikes so the anchor stays on time.
+            // The margin covers the device's buffer and the first writes.
+            let available = Int(((anchorReal - WallClock.now()) - 0.15) * Double(timeline.format.sampleRate))
+            let fitted = timeline.droppingStrikes(before: available)
+            if fitted.dropped > 0 {
+                logger.notice("woke too late for the whole chime", metadata: [
+                    "boundary": "\(local.rfc3339)", "strikes_left_out": "\(fitted.dropped)",
+                    "chime_needs_s": "\(String(format: "%.1f", Double(timeline.anchorFrame) / Double(timeline.format.sampleRate)))",
+                    "hint": "trigger earlier, e.g. 30 s before the boundary",
+                ])
+                timeline = fitted.timeline
+                pcm = Mixer.render(timeline, gain: gain) { [pack] in (try? pack.audio($0).samples) ?? [] }
+            }
+        }
         // Clip results are summarised from the session when it ends (finished, cut, or the device error).
         let session = PlaybackSession(sink: sink, timeline: timeline, pcm: pcm, anchorAt: anchorReal, clock: WallClock.now)
         var watched: [Int32] = []
@@ -473,8 +508,8 @@ public final class ClockDaemon {
             exitStatus = .stale
             return .error("the next boundary (\(local.rfc3339)) is \(Int(wait.rounded())) s away, more than --max-wait \(Int(options.maxWait)) s; trigger closer to it")
         }
-        if wait <= options.lead * options.clock.rate {
-            announce(boundary)  // already inside the lead time (or late, within the late limit)
+        if now >= wakeTime(for: boundary) {
+            announce(boundary)  // already inside the lead and pre-roll (or late, within the late limit)
         } else {
             arm(boundary)
         }

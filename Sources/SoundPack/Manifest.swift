@@ -18,6 +18,28 @@ public struct PackManifest: Hashable, Sendable, Decodable {
         public var quarter: [String]?
         /// The hour bell.
         public var hour: String?
+        /// The ship's bell (default: the highest quarter bell).
+        public var ship: String?
+    }
+
+    /// `"chimes"`: the tempo of the built-in patterns and any pattern spelled out in full.
+    public struct Chimes: Hashable, Sendable, Decodable {
+        public var timing: ChimeTiming
+        /// Patterns that replace the built-in ones, by chime style name.
+        public var patterns: [String: ChimePattern]
+
+        public init(timing: ChimeTiming = ChimeTiming(), patterns: [String: ChimePattern] = [:]) {
+            self.timing = timing
+            self.patterns = patterns
+        }
+
+        enum CodingKeys: String, CodingKey { case patterns }
+
+        public init(from decoder: any Decoder) throws {
+            timing = try ChimeTiming(from: decoder)
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            patterns = try c.decodeIfPresent([String: ChimePattern].self, forKey: .patterns) ?? [:]
+        }
     }
 
     public var format: Int
@@ -28,13 +50,14 @@ public struct PackManifest: Hashable, Sendable, Decodable {
     /// Clip id → path relative to the pack directory.
     public var clips: [String: String]
     public var bells: Bells?
+    public var chimes: Chimes
     /// The stream format, if the pack declares it: then loading need not read every clip's
     /// header first (clips in another format are still converted when decoded).
     public var sampleRate: Int?
     public var channels: Int?
 
     enum CodingKeys: String, CodingKey {
-        case format, name, description, license, spacing, clips, bells
+        case format, name, description, license, spacing, clips, bells, chimes
         case sampleRate = "sample_rate"
         case channels
     }
@@ -48,6 +71,7 @@ public struct PackManifest: Hashable, Sendable, Decodable {
         spacing = try c.decodeIfPresent(Spacing.self, forKey: .spacing) ?? Spacing()
         clips = try c.decode([String: String].self, forKey: .clips)
         bells = try c.decodeIfPresent(Bells.self, forKey: .bells)
+        chimes = try c.decodeIfPresent(Chimes.self, forKey: .chimes) ?? Chimes()
         sampleRate = try c.decodeIfPresent(Int.self, forKey: .sampleRate)
         channels = try c.decodeIfPresent(Int.self, forKey: .channels)
     }
@@ -61,6 +85,8 @@ public struct PackManifest: Hashable, Sendable, Decodable {
             throw PackError(.badManifest, "\(path): the key \"\(describe(context.codingPath + [key]))\" is missing; see the pack format in the README.")
         } catch let DecodingError.typeMismatch(type, context) {
             throw PackError(.badManifest, "\(path): \"\(describe(context.codingPath))\" must be \(typeName(type)).")
+        } catch let DecodingError.dataCorrupted(context) where !context.codingPath.isEmpty {
+            throw PackError(.badManifest, "\(path): \"\(describe(context.codingPath))\": \(context.debugDescription).")
         } catch let DecodingError.valueNotFound(type, context) {
             throw PackError(.badManifest, "\(path): \"\(describe(context.codingPath))\" must be \(typeName(type)), not null.")
         } catch {
@@ -74,6 +100,10 @@ public struct PackManifest: Hashable, Sendable, Decodable {
         }
         if let channels = manifest.channels, !(1...2).contains(channels) {
             throw PackError(.badManifest, "\(path): \"channels\" is \(channels); packs are mono (1) or stereo (2).")
+        }
+        for name in manifest.chimes.patterns.keys.sorted() where ChimeStyle(rawValue: name).map({ $0 == .none }) ?? true {
+            let styles = ChimeStyle.allCases.filter { $0 != .none }.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+            throw PackError(.badManifest, "\(path): \"chimes.patterns\" names \"\(name)\", which is not a chime; patterns can replace \(styles).")
         }
         guard !manifest.clips.isEmpty else {
             throw PackError(.badManifest, "\(path) lists no clips; add a \"clips\" object mapping clip ids to files.")

@@ -76,13 +76,62 @@ public final class SoundPack {
     /// Frames of a clip in the stream format.
     public func frames(_ clip: String) throws(PackError) -> Int { try audio(clip).frames }
 
-    /// Plans and lays out the announcement of `hour:minute`.
+    /// Lays out a planned announcement with the clips' lengths and the pack's spacing.
     public func timeline(for plan: AnnouncementPlan) throws(PackError) -> Timeline {
         var lengths: [String: Int] = [:]
         for clip in plan.clips { lengths[clip] = try frames(clip) }
         return Timeline.compose(
-            chime: plan.chime, voice: plan.voiceClips, leadInCount: plan.leadInCount, spacing: spacing, format: format
+            chime: plan.chime, voice: plan.voiceClips, leadInCount: plan.leadInCount, spacing: spacing,
+            voiceAfterChimeMs: plan.voiceAfterChimeMs, format: format
         ) { lengths[$0] ?? 0 }
+    }
+
+    /// The pattern this pack rings for `style`: one spelled out in `pack.json`, or the built-in
+    /// one made from the pack's `bells` and `chimes` timing. Nil for `.none`.
+    public func chimePattern(for style: ChimeStyle) throws(PackError) -> ChimePattern? {
+        let where_ = "\(directory.path)/\(PackManifest.fileName)"
+        let timing = manifest.chimes.timing
+        let bells = manifest.bells
+        let pattern: ChimePattern
+        if style == .none {
+            return nil
+        } else if let given = manifest.chimes.patterns[style.rawValue] {
+            pattern = given
+        } else {
+            switch style {
+            case .none:
+                return nil
+            case .hour:
+                guard let bell = clipIds.contains("chime") ? "chime" : bells?.hour else {
+                    throw PackError(.vocabulary, clip: "chime", "Sound pack '\(name)' has no bell for chime = \"hour\": add a clip with id 'chime' (or \"bells\": {\"hour\": …}) to \(where_), or set chime = \"none\".")
+                }
+                pattern = .singleStrike(bell: bell, timing: timing)
+            case .westminster:
+                guard let quarter = bells?.quarter, quarter.count == 4, let hour = bells?.hour else {
+                    throw PackError(.vocabulary, clip: "bells", "Sound pack '\(name)' cannot ring chime = \"westminster\": it needs four quarter bells and an hour bell, \"bells\": {\"quarter\": [4 clip ids, highest first], \"hour\": clip id} in \(where_); or choose chime = \"hour\".")
+                }
+                pattern = .westminster(quarterBells: quarter, hourBell: hour, timing: timing)
+            case .shipsBells:
+                guard let bell = bells?.ship ?? bells?.quarter?.first ?? bells?.hour ?? (clipIds.contains("chime") ? "chime" : nil) else {
+                    throw PackError(.vocabulary, clip: "bells", "Sound pack '\(name)' has no bell for chime = \"ships-bells\": add \"bells\": {\"ship\": clip id} to \(where_).")
+                }
+                pattern = .shipsBells(bell: bell, timing: timing)
+            }
+        }
+        if let missing = pattern.bells.sorted().first(where: { !clipIds.contains($0) }) {
+            throw PackError(.vocabulary, clip: missing, "Sound pack '\(name)': the \(style.rawValue) chime rings bell '\(missing)', which is not in \"clips\" of \(where_); add it or fix the bell's id.")
+        }
+        return pattern
+    }
+
+    /// Plans the announcement of `hour:minute` in `style` with this pack's words and chime.
+    public func plan(hour: Int, minute: Int, style: AnnouncementStyle) throws(PackError) -> AnnouncementPlan {
+        let pattern = try chimePattern(for: style.chime)
+        do {
+            return try AnnouncementPlan.make(hour: hour, minute: minute, style: style, pattern: pattern, available: clipIds)
+        } catch {
+            throw PackError(.vocabulary, clip: error.word, "Sound pack '\(name)' (\(directory.path)): \(error.description)")
+        }
     }
 }
 

@@ -3,6 +3,22 @@ public enum ChimeStyle: String, Sendable, Codable, CaseIterable {
     case none
     /// One strike of the pack's `chime` clip at the top of the hour, then the voice.
     case hour
+    /// The Westminster Quarters at :15, :30, :45 and :00, then the hour bell struck 1-12 times;
+    /// the first hour stroke lands on the boundary.
+    case westminster
+    /// Ship's bells: 1-8 strokes in pairs each half hour of a four-hour watch.
+    case shipsBells = "ships-bells"
+
+    /// Whether the built-in pattern rings at this minute of the hour (a pack that spells out a
+    /// pattern of its own may differ; the daemon then finds nothing to ring and says so).
+    public func rings(atMinute minute: Int) -> Bool {
+        switch self {
+        case .none: false
+        case .hour: minute == 0
+        case .westminster: minute % 15 == 0
+        case .shipsBells: minute % 30 == 0
+        }
+    }
 }
 
 /// Everything that shapes an announcement, independent of the clock.
@@ -10,11 +26,25 @@ public struct AnnouncementStyle: Hashable, Sendable {
     public var phrase: PhraseStyle
     public var chime: ChimeStyle
     public var voice: Bool
+    /// Minutes of the hour at which the voice speaks (the chime rings regardless).
+    public var voiceMinutes: Set<Int>
 
-    public init(phrase: PhraseStyle = .standard, chime: ChimeStyle = .hour, voice: Bool = true) {
+    public static let everyQuarter: Set<Int> = [0, 15, 30, 45]
+
+    public init(
+        phrase: PhraseStyle = .standard, chime: ChimeStyle = .hour, voice: Bool = true,
+        voiceMinutes: Set<Int> = AnnouncementStyle.everyQuarter
+    ) {
         self.phrase = phrase
         self.chime = chime
         self.voice = voice
+        self.voiceMinutes = voiceMinutes
+    }
+
+    /// Whether the voice speaks at this minute of the hour. Minutes that are not quarters (a
+    /// one-shot `say` at 10:07) always speak, unless the voice is off altogether.
+    public func speaks(atMinute minute: Int) -> Bool {
+        voice && (minute % 15 != 0 || voiceMinutes.contains(minute))
     }
 
     public static let standard = AnnouncementStyle()
@@ -29,33 +59,46 @@ public struct AnnouncementPlan: Hashable, Sendable {
     /// Clip ids of the voice, in order (after vocabulary resolution).
     public var voiceClips: [String]
     public var leadInCount: Int
+    /// The voice starts this long after the last strike starts (nil: the pack's `chime_gap_ms`
+    /// after the end of the chime).
+    public var voiceAfterChimeMs: Int?
 
-    public init(hour: Int, minute: Int, phrase: Phrase, chime: [ChimeNote], voiceClips: [String], leadInCount: Int) {
+    public init(
+        hour: Int, minute: Int, phrase: Phrase, chime: [ChimeNote], voiceClips: [String], leadInCount: Int,
+        voiceAfterChimeMs: Int? = nil
+    ) {
         self.hour = hour
         self.minute = minute
         self.phrase = phrase
         self.chime = chime
         self.voiceClips = voiceClips
         self.leadInCount = leadInCount
+        self.voiceAfterChimeMs = voiceAfterChimeMs
     }
+
+    /// Milliseconds from the first strike to the anchor (0 when the announcement starts on the
+    /// boundary; about 16 s for the Westminster hour with the default timing).
+    public var anchorOffsetMs: Int { chime.first(where: \.isAnchor)?.offsetMs ?? 0 }
 
     /// All clip ids in playing order: chime notes first, then the voice.
     public var clips: [String] { chime.map(\.clip) + voiceClips }
 
     /// Plans the announcement of `hour:minute` with the pack's clip ids.
+    ///
+    /// - Parameter pattern: the pack's pattern for `style.chime` (nil: no chime).
     public static func make(
-        hour: Int, minute: Int, style: AnnouncementStyle, available: Set<String>
+        hour: Int, minute: Int, style: AnnouncementStyle, pattern: ChimePattern?, available: Set<String>
     ) throws(VocabularyError) -> AnnouncementPlan {
         let phrase = Phrase.forTime(hour: hour, minute: minute, style: style.phrase)
-        var chime: [ChimeNote] = []
-        if style.chime == .hour && minute == 0 {
-            guard available.contains("chime") else {
-                throw VocabularyError(word: "chime", phrase: "the top-of-hour chime", tried: ["chime"])
-            }
-            chime = [ChimeNote(clip: "chime", offsetMs: 0, isAnchor: true)]
+        let chime = style.chime == .none ? [] : pattern?.ring(hour: hour, minute: minute) ?? []
+        if let missing = chime.first(where: { !available.contains($0.clip) }) {
+            throw VocabularyError(word: missing.clip, phrase: "the \(style.chime.rawValue) chime", tried: [missing.clip])
         }
-        let voice = style.voice ? try Vocabulary.clips(for: phrase, available: available) : []
-        let leadIn = style.voice && style.phrase.leadIn != .none ? 1 : 0
-        return AnnouncementPlan(hour: hour, minute: minute, phrase: phrase, chime: chime, voiceClips: voice, leadInCount: leadIn)
+        let speaks = style.speaks(atMinute: minute)
+        let voice = speaks ? try Vocabulary.clips(for: phrase, available: available) : []
+        let leadIn = speaks && style.phrase.leadIn != .none ? 1 : 0
+        return AnnouncementPlan(
+            hour: hour, minute: minute, phrase: phrase, chime: chime, voiceClips: voice, leadInCount: leadIn,
+            voiceAfterChimeMs: chime.isEmpty ? nil : pattern?.voiceAfterMs)
     }
 }

@@ -13,6 +13,8 @@ public enum SkipReason: String, Sendable, Hashable {
     case skipRequested = "skip-requested"
     /// Another announcement is still playing.
     case busy
+    /// The voice is off at this minute (`voice-at`) and the chime does not ring then.
+    case nothingToPlay = "nothing-to-play"
 }
 
 /// What to do about one boundary.
@@ -88,7 +90,7 @@ public struct AnnouncementScheduler: Hashable, Sendable {
             return .skip(boundary: boundary, local: local, reason: .quiet)
         case .some(.chimeOnly):
             // Only a boundary that has a chime makes a sound in chime-only hours.
-            guard style.chime != .none, local.minute == 0 else {
+            guard style.chime.rings(atMinute: local.minute) else {
                 return .skip(boundary: boundary, local: local, reason: .quiet)
             }
             style.voice = false
@@ -96,6 +98,9 @@ public struct AnnouncementScheduler: Hashable, Sendable {
             gain = min(gain, Float(percent) / 100)
         case .none:
             break
+        }
+        if !style.speaks(atMinute: local.minute) && !style.chime.rings(atMinute: local.minute) {
+            return .skip(boundary: boundary, local: local, reason: .nothingToPlay)
         }
         return .speak(boundary: boundary, local: local, style: style, gain: gain)
     }

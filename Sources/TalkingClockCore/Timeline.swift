@@ -108,21 +108,30 @@ public struct Timeline: Hashable, Sendable {
     /// - Parameters:
     ///   - leadInCount: how many of `voice` form the lead-in (followed by `leadInGapMs`).
     ///   - frameCount: the length in frames of each clip id.
+    ///   - voiceAfterChimeMs: the voice starts this long after the last strike starts; nil places
+    ///     it `spacing.chimeGapMs` after the end of the last bell clip.
     public static func compose(
-        chime: [ChimeNote], voice: [String], leadInCount: Int = 0, spacing: Spacing, format: StreamFormat,
-        frameCount: (String) -> Int
+        chime: [ChimeNote], voice: [String], leadInCount: Int = 0, spacing: Spacing, voiceAfterChimeMs: Int? = nil,
+        format: StreamFormat, frameCount: (String) -> Int
     ) -> Timeline {
         var items: [TimelineItem] = []
         var anchor = 0
         var chimeEnd = 0
+        var lastStrike = 0
         for note in chime {
             let start = format.frames(milliseconds: note.offsetMs)
             let item = TimelineItem(clip: note.clip, start: start, frames: frameCount(note.clip), role: .chime)
             items.append(item)
             chimeEnd = max(chimeEnd, item.end)
+            lastStrike = max(lastStrike, start)
             if note.isAnchor { anchor = start }
         }
-        var cursor = chime.isEmpty ? 0 : max(0, chimeEnd + format.frames(milliseconds: spacing.chimeGapMs))
+        var cursor = 0
+        if let voiceAfterChimeMs, !chime.isEmpty {
+            cursor = max(0, lastStrike + format.frames(milliseconds: voiceAfterChimeMs))
+        } else if !chime.isEmpty {
+            cursor = max(0, chimeEnd + format.frames(milliseconds: spacing.chimeGapMs))
+        }
         for (index, clip) in voice.enumerated() {
             if index > 0 {
                 let gap = index == leadInCount ? spacing.leadInGapMs : spacing.wordGapMs
@@ -133,5 +142,22 @@ public struct Timeline: Hashable, Sendable {
             cursor = item.end
         }
         return Timeline(items: items, anchorFrame: anchor, format: format)
+    }
+}
+
+extension Timeline {
+    /// This timeline with the strikes that would have to start more than `preroll` frames before
+    /// the anchor left out, and everything shifted so the first remaining item starts at 0.
+    ///
+    /// Used when a wake-up comes too late for a chime that starts before the boundary (the
+    /// Westminster quarters before the hour): the anchor still lands on the boundary and no bell
+    /// is cut off mid-ring; the earliest notes are simply not struck. Voice items are never dropped.
+    public func droppingStrikes(before preroll: Int) -> (timeline: Timeline, dropped: Int) {
+        let earliest = anchorFrame - max(0, preroll)
+        guard let first = items.map(\.start).min(), first < earliest else { return (self, 0) }
+        let kept = items.filter { $0.role == .voice || $0.start >= earliest }
+        let shift = kept.map(\.start).min() ?? 0
+        let moved = kept.map { TimelineItem(clip: $0.clip, start: $0.start - shift, frames: $0.frames, role: $0.role) }
+        return (Timeline(items: moved, anchorFrame: anchorFrame - shift, format: format), items.count - kept.count)
     }
 }

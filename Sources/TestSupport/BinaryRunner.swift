@@ -29,6 +29,8 @@ public enum BinaryRunner {
         process.executableURL = binary
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
+        // The developer's own ~/.config/talking-clock must not change what tests see.
+        env["XDG_CONFIG_HOME"] = "/nonexistent/talking-clock-tests"
         for (k, v) in environment { env[k] = v }
         process.environment = env
         // stderr goes to a file so a chatty child can never block on a full second pipe.

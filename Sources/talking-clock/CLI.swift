@@ -59,4 +59,19 @@ struct ClockOptions: ParsableArguments {
 
     @Option(help: "ALSA PCM device name, e.g. default, pulse, plughw:1, 'file:FILE=/tmp/x.wav,FORMAT=wav'.")
     var device: String?
+
+    @Option(help: "Chime: none, hour, westminster or ships-bells (default: the config's, else hour).")
+    var chime: ChimeStyle?
+
+    @Option(help: "12h or 24h (default: the config's, else 12h).")
+    var phrasing: Phrasing?
+
+    /// The command line's settings that override the config file.
+    func overrides() throws -> ConfigOverrides {
+        ConfigOverrides(
+            zone: try zone.map { try Support.zone($0) }, device: device, pack: pack, chime: chime, phrasing: phrasing)
+    }
 }
+
+extension ChimeStyle: ExpressibleByArgument {}
+extension Phrasing: ExpressibleByArgument {}

@@ -32,10 +32,7 @@ struct DaemonArguments: ParsableArguments {
     }
 
     func options(driver: Driver?, oneShot: Bool, maxWait: Double) throws -> DaemonOptions {
-        var overrides = ConfigOverrides()
-        if let zone = clock.zone { overrides.zone = try Support.zone(zone) }
-        overrides.device = clock.device
-        overrides.pack = clock.pack
+        let overrides = try clock.overrides()
         var source = ClockSource(offset: clockOffset)
         if let fakeClock {
             let zone = try Support.zone(clock.zone)

@@ -9,10 +9,17 @@ import TalkingClockCore
 struct Say: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Speak the current time (or --at HH:MM) once.",
-        discussion: "At a full hour the chime plays first. Exit 0 when it spoke; see 'talking-clock --help' for the other codes."
+        discussion: """
+            Words, chime, pack and device come from the config file (see 'talking-clock config-example'); \
+            the options override it. The chime plays first (Westminster at :15/:30/:45/:00, the hour bell \
+            at :00). Exit 0 when it spoke; see 'talking-clock --help' for the other codes.
+            """
     )
 
     @OptionGroup var clock: ClockOptions
+
+    @Option(help: "Config file (default: $XDG_CONFIG_HOME/talking-clock/config.toml, if it exists).")
+    var config: String?
 
     @Option(help: "Speak this time of day instead of now (24-hour HH:MM).")
     var at: String?
@@ -33,12 +40,13 @@ struct Say: ParsableCommand {
         // A plain `say` goes through a running daemon (its device, pack and volume); anything
         // more specific, or no daemon, speaks here.
         if !local, at == nil, output == nil, !dryRun, clockOffset == 0, clock.zone == nil, clock.pack == nil, clock.device == nil,
-            ControlClient.isListening(ControlPaths.socket())
+            clock.chime == nil, clock.phrasing == nil, config == nil, ControlClient.isListening(ControlPaths.socket())
         {
             print(try Control.send("say", socket: ControlPaths.socket()))
             return
         }
-        let zone = try Support.zone(clock.zone)
+        let settings = try Support.config(path: config, options: clock)
+        let zone = try settings.zone ?? Support.zone(nil)
         let (hour, minute): (Int, Int)
         if let at {
             do { (hour, minute) = try InstantParser.parseClockTime(at) } catch {
@@ -48,19 +56,21 @@ struct Say: ParsableCommand {
             let local = CivilTime.local(Int((WallClock.now() + clockOffset).rounded(.down)), in: zone)
             (hour, minute) = (local.hour, local.minute)
         }
-        let pack = try Support.pack(clock.pack, scan: false)
+        let pack = try Support.pack(settings.pack, scan: false)
         // Opening the device (ALSA config, sound-server connection) is the slowest step and does not
         // depend on the words: do it on a second thread while this one plans, decodes and mixes, so
         // the first sample goes out as soon as possible.
-        let opening = output == nil && !dryRun ? DeviceOpener(device: clock.device ?? "default", format: pack.format) : nil
-        let plan = try Support.plan(hour: hour, minute: minute, style: .standard, pack: pack)
+        let opening = output == nil && !dryRun ? DeviceOpener(device: settings.device, format: pack.format) : nil
+        let style = settings.announcementStyle
+        let plan = try Support.plan(hour: hour, minute: minute, style: style, pack: pack)
         if dryRun {
             print(plan.phrase.text)
             print("clips: " + plan.clips.joined(separator: " "))
+            if let chime = Support.chimeSummary(plan, style: style.chime) { print(chime) }
             return
         }
         let timeline = try Support.timeline(plan, pack: pack)
-        let pcm = Mixer.render(timeline) { (try? pack.audio($0).samples) ?? [] }
+        let pcm = Mixer.render(timeline, gain: Float(settings.volume) / 100) { (try? pack.audio($0).samples) ?? [] }
         if let output {
             do {
                 try WAV.encode(pcm, format: timeline.format).write(to: URL(fileURLWithPath: output))

@@ -25,7 +25,16 @@ struct Schedule: ParsableCommand {
     @Option(help: "Sound pack: a name or a directory containing pack.json.")
     var pack: String?
 
-    @Flag(help: "One JSON object per line: at, utc, text, clips.")
+    @Option(help: "Chime: none, hour, westminster or ships-bells (default: the config's, else hour).")
+    var chime: ChimeStyle?
+
+    @Option(help: "12h or 24h (default: the config's, else 12h).")
+    var phrasing: Phrasing?
+
+    @Option(help: "Config file (default: $XDG_CONFIG_HOME/talking-clock/config.toml, if it exists).")
+    var config: String?
+
+    @Flag(help: "One JSON object per line: at, utc, text, clips, chime, strikes, anchor_offset_ms.")
     var json = false
 
     func validate() throws {
@@ -33,7 +42,14 @@ struct Schedule: ParsableCommand {
     }
 
     func run() throws {
-        let zone = try Support.zone(zone)
+        let overrides = ConfigOverrides(
+            zone: try self.zone.map { try Support.zone($0) }, pack: pack, chime: chime, phrasing: phrasing)
+        let settings: Config
+        do { settings = try ClockDaemon.loadConfig(path: config, overrides: overrides) } catch {
+            throw CLIError(error.status, error.description)
+        }
+        let zone = try settings.zone ?? Support.zone(nil)
+        let style = settings.announcementStyle
         let start: Double
         if let from {
             do { start = try InstantParser.parse(from, in: zone) } catch {
@@ -42,7 +58,7 @@ struct Schedule: ParsableCommand {
         } else {
             start = WallClock.now()
         }
-        let pack = try Support.pack(pack, scan: false)
+        let pack = try Support.pack(settings.pack, scan: false)
         var out = ""
         out.reserveCapacity(count * 160)
         var plans: [Int: AnnouncementPlan] = [:]  // by minute of day: the words repeat every day
@@ -52,14 +68,20 @@ struct Schedule: ParsableCommand {
             if let cached = plans[local.minuteOfDay] {
                 plan = cached
             } else {
-                plan = try Support.plan(hour: local.hour, minute: local.minute, style: .standard, pack: pack)
+                plan = try Support.plan(hour: local.hour, minute: local.minute, style: style, pack: pack)
                 plans[local.minuteOfDay] = plan
             }
             if json {
                 out += "{\"at\":\"\(local.rfc3339)\",\"utc\":\"\(CivilTime.utcString(boundary))\",\"text\":\"\(plan.phrase.text)\",\"clips\":["
-                out += plan.clips.map { "\"\($0)\"" }.joined(separator: ",") + "]}\n"
+                out += plan.clips.map { "\"\($0)\"" }.joined(separator: ",") + "]"
+                out += ",\"chime\":\"\(plan.chime.isEmpty ? "none" : style.chime.rawValue)\",\"strikes\":\(plan.chime.count)"
+                out += ",\"anchor_offset_ms\":\(plan.anchorOffsetMs)}\n"
             } else {
-                out += "\(local.rfc3339)  \(plan.phrase.text)  [\(plan.clips.joined(separator: " "))]\n"
+                out += "\(local.rfc3339)  \(plan.phrase.text)  [\(plan.clips.joined(separator: " "))]"
+                if !plan.chime.isEmpty {
+                    out += "  \(style.chime.rawValue): \(plan.chime.count) strike\(plan.chime.count == 1 ? "" : "s"), anchor \(Support.anchorText(plan.anchorOffsetMs))"
+                }
+                out += "\n"
             }
             if out.utf8.count > 1 << 16 {
                 FileHandle.standardOutput.write(Data(out.utf8))

@@ -22,9 +22,30 @@ enum Support {
     }
 
     static func plan(hour: Int, minute: Int, style: AnnouncementStyle, pack: SoundPack) throws -> AnnouncementPlan {
-        do { return try AnnouncementPlan.make(hour: hour, minute: minute, style: style, available: pack.clipIds) } catch {
-            throw CLIError(.packError, "Sound pack '\(pack.name)' (\(pack.directory.path)): \(error.description)")
+        do { return try pack.plan(hour: hour, minute: minute, style: style) } catch {
+            throw CLIError(.packError, error.description)
         }
+    }
+
+    /// The user's config file (if any) with the command line's settings applied.
+    static func config(path: String?, options: ClockOptions) throws -> Config {
+        let overrides = try options.overrides()
+        do { return try ClockDaemon.loadConfig(path: path, overrides: overrides) } catch {
+            throw CLIError(error.status, error.description)
+        }
+    }
+
+    /// "chime westminster, 20 strikes, first at -16.500 s (the anchor on the time)".
+    static func chimeSummary(_ plan: AnnouncementPlan, style: ChimeStyle) -> String? {
+        guard !plan.chime.isEmpty else { return nil }
+        let n = plan.chime.count
+        return "chime: \(style.rawValue), \(n) strike\(n == 1 ? "" : "s"), anchor \(anchorText(plan.anchorOffsetMs))"
+    }
+
+    /// The anchor offset as shown by `say --dry-run` and `schedule`: "+0.000 s" is the first
+    /// strike on the time; "+16.500 s" means the chime starts 16.5 s before it.
+    static func anchorText(_ ms: Int) -> String {
+        "+" + String(format: "%.3f", Double(ms) / 1000) + " s"
     }
 
     static func timeline(_ plan: AnnouncementPlan, pack: SoundPack) throws -> Timeline {

@@ -34,7 +34,7 @@ final class ALSAFileDeviceTests: XCTestCase {
         let packDir = dir.appendingPathComponent("pack")
         try FixturePack.write(to: packDir, format: StreamFormat(sampleRate: 16000, channels: 1), spacing: Spacing(wordGapMs: 7))
         let pack = try SoundPack(directory: packDir)
-        let plan = try AnnouncementPlan.make(hour: 15, minute: 45, style: .standard, available: pack.clipIds)
+        let plan = try pack.plan(hour: 15, minute: 45, style: .standard)
         let timeline = try pack.timeline(for: plan)
         let pcm = Mixer.render(timeline) { (try? pack.audio($0).samples) ?? [] }
         // Expected: each clip, with exactly 7 ms (112 frames) between them.

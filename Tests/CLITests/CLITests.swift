@@ -22,10 +22,10 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(
             r.stdout,
             """
-            {"at":"2026-11-01T01:45:00-04:00","utc":"2026-11-01T05:45:00Z","text":"one forty-five AM","clips":["one","forty","five","am"]}
-            {"at":"2026-11-01T01:00:00-05:00","utc":"2026-11-01T06:00:00Z","text":"one AM","clips":["chime","one","am"]}
-            {"at":"2026-11-01T01:15:00-05:00","utc":"2026-11-01T06:15:00Z","text":"one fifteen AM","clips":["one","fifteen","am"]}
-            {"at":"2026-11-01T01:30:00-05:00","utc":"2026-11-01T06:30:00Z","text":"one thirty AM","clips":["one","thirty","am"]}
+            {"at":"2026-11-01T01:45:00-04:00","utc":"2026-11-01T05:45:00Z","text":"one forty-five AM","clips":["one","forty","five","am"],"chime":"none","strikes":0,"anchor_offset_ms":0}
+            {"at":"2026-11-01T01:00:00-05:00","utc":"2026-11-01T06:00:00Z","text":"one AM","clips":["chime","one","am"],"chime":"hour","strikes":1,"anchor_offset_ms":0}
+            {"at":"2026-11-01T01:15:00-05:00","utc":"2026-11-01T06:15:00Z","text":"one fifteen AM","clips":["one","fifteen","am"],"chime":"none","strikes":0,"anchor_offset_ms":0}
+            {"at":"2026-11-01T01:30:00-05:00","utc":"2026-11-01T06:30:00Z","text":"one thirty AM","clips":["one","thirty","am"],"chime":"none","strikes":0,"anchor_offset_ms":0}
 
             """)
     }
@@ -33,7 +33,7 @@ final class CLITests: XCTestCase {
     func testScheduleText() throws {
         let r = try run(["schedule", "--from", "2026-06-01T23:50:00+05:45", "--count", "2", "--tz", "Asia/Kathmandu", "--pack", pack.path])
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertEqual(r.stdout, "2026-06-02T00:00:00+05:45  midnight  [chime midnight]\n2026-06-02T00:15:00+05:45  twelve fifteen AM  [twelve fifteen am]\n")
+        XCTAssertEqual(r.stdout, "2026-06-02T00:00:00+05:45  midnight  [chime midnight]  hour: 1 strike, anchor +0.000 s\n2026-06-02T00:15:00+05:45  twelve fifteen AM  [twelve fifteen am]\n")
     }
 
     func testSayDryRun() throws {
@@ -41,7 +41,7 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(r.stdout, "three forty-five PM\nclips: three forty five pm\n")
         let noon = try run(["say", "--at", "12:00", "--dry-run", "--pack", pack.path])
-        XCTAssertEqual(noon.stdout, "noon\nclips: chime noon\n")
+        XCTAssertEqual(noon.stdout, "noon\nclips: chime noon\nchime: hour, 1 strike, anchor +0.000 s\n")
     }
 
     func testSayOutputWritesTheExactSamples() throws {

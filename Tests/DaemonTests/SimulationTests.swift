@@ -50,7 +50,7 @@ final class SimulationTests: XCTestCase {
                 skipped.append((boundary, reason))
             case .speak(_, let local, let style, let gain):
                 scheduler.recordSpoken(boundary)
-                let plan = try! AnnouncementPlan.make(hour: local.hour, minute: local.minute, style: style, available: Set(FixturePack.fullVocabulary))
+                let plan = try! AnnouncementPlan.make(hour: local.hour, minute: local.minute, style: style, pattern: .singleStrike(bell: "chime", timing: ChimeTiming()), available: Set(FixturePack.fullVocabulary))
                 let timeline = Timeline.compose(chime: plan.chime, voice: plan.voiceClips, spacing: Spacing(), format: format) { _ in 50 }
                 let pcm = Mixer.render(timeline, gain: gain) { _ in [Float](repeating: 0.5, count: 50) }
                 let sink = RecordingSink(format: format, capacity: 200, periodFrames: 20)

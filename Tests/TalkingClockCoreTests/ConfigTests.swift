@@ -185,10 +185,24 @@ final class ConfigTests: XCTestCase {
                     + "you mean \"hour\"?"
             ),
             (
-                "chime lists ChimeStyle.allCases", "chime = \"westminster\"",
-                "config.toml: line 1: 'chime' must be one of "
-                    + "\(ChimeStyle.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: " or ")), not "
-                    + "\"westminster\"."
+                "chime lists every pattern", "chime = \"cuckoo\"",
+                "config.toml: line 1: 'chime' must be one of \"none\", \"hour\", \"westminster\" or "
+                    + "\"ships-bells\", not \"cuckoo\"."
+            ),
+            (
+                "chime typo", "chime = \"westminister\"",
+                "config.toml: line 1: 'chime' must be one of \"none\", \"hour\", \"westminster\" or "
+                    + "\"ships-bells\", not \"westminister\"; did you mean \"westminster\"?"
+            ),
+            (
+                "voice-at needs quarters", "voice-at = [0, 20]",
+                "config.toml: line 1: 'voice-at' must be a list of minutes of the hour from 0, 15, 30 and 45, "
+                    + "such as [0, 30]; the integer 20 is not one of them."
+            ),
+            (
+                "voice-at scalar", "voice-at = 0",
+                "config.toml: line 1: 'voice-at' must be a list of minutes of the hour from 0, 15, 30 and 45, "
+                    + "such as [0, 30], not the number 0; write voice-at = [0]."
             ),
             (
                 "enum wrong type", "phrasing = 24",

@@ -62,42 +62,27 @@ final class PhraseTests: XCTestCase {
 
     func testPlanAddsTheChimeOnlyAtTheTopOfTheHour() throws {
         let available = Set(["three", "pm", "fifteen", "chime"])
-        let top = try AnnouncementPlan.make(hour: 15, minute: 0, style: .standard, available: available)
+        let strike = ChimePattern.singleStrike(bell: "chime", timing: ChimeTiming())
+        let top = try AnnouncementPlan.make(hour: 15, minute: 0, style: .standard, pattern: strike, available: available)
         XCTAssertEqual(top.clips, ["chime", "three", "pm"])
         XCTAssertEqual(top.chime.first?.isAnchor, true)
-        let quarter = try AnnouncementPlan.make(hour: 15, minute: 15, style: .standard, available: available)
+        let quarter = try AnnouncementPlan.make(hour: 15, minute: 15, style: .standard, pattern: strike, available: available)
         XCTAssertEqual(quarter.clips, ["three", "fifteen", "pm"])
-        let silentBell = try AnnouncementPlan.make(hour: 15, minute: 0, style: AnnouncementStyle(chime: .none), available: available)
+        let silentBell = try AnnouncementPlan.make(
+            hour: 15, minute: 0, style: AnnouncementStyle(chime: .none), pattern: strike, available: available)
         XCTAssertEqual(silentBell.clips, ["three", "pm"])
-        XCTAssertThrowsError(try AnnouncementPlan.make(hour: 15, minute: 0, style: .standard, available: ["three", "pm"]))
-    }
-}
-
-final class TimelineTests: XCTestCase {
-    let format = StreamFormat(sampleRate: 1000, channels: 1)
-
-    func testVoiceClipsFollowEachOtherWithTheWordGap() {
-        let t = Timeline.compose(chime: [], voice: ["a", "b", "c"], spacing: Spacing(wordGapMs: 5), format: format) { _ in 100 }
-        XCTAssertEqual(t.items.map(\.start), [0, 105, 210])
-        XCTAssertEqual(t.totalFrames, 310)
-        XCTAssertEqual(t.anchorFrame, 0)
+        XCTAssertThrowsError(
+            try AnnouncementPlan.make(hour: 15, minute: 0, style: .standard, pattern: strike, available: ["three", "pm"]))
     }
 
-    func testChimeGapMayOverlapTheBellTail() {
-        let lengths = ["chime": 1000, "x": 100, "y": 100]
-        let overlap = Timeline.compose(
-            chime: [ChimeNote(clip: "chime", offsetMs: 0, isAnchor: true)], voice: ["x", "y"],
-            spacing: Spacing(chimeGapMs: -400), format: format) { lengths[$0]! }
-        XCTAssertEqual(overlap.items.map(\.start), [0, 600, 700])
-        XCTAssertEqual(overlap.totalFrames, 1000)
-        let gap = Timeline.compose(
-            chime: [ChimeNote(clip: "chime", offsetMs: 0, isAnchor: true)], voice: ["x"],
-            spacing: Spacing(chimeGapMs: 250), format: format) { lengths[$0]! }
-        XCTAssertEqual(gap.items.map(\.start), [0, 1250])
-    }
-
-    func testLeadInGap() {
-        let t = Timeline.compose(chime: [], voice: ["its", "a", "b"], leadInCount: 1, spacing: Spacing(wordGapMs: 0, leadInGapMs: 50), format: format) { _ in 10 }
-        XCTAssertEqual(t.items.map(\.start), [0, 60, 70])
+    func testVoiceAtLeavesTheVoiceOutAtOtherQuarters() throws {
+        let available = Set(["three", "pm", "fifteen", "chime"])
+        let style = AnnouncementStyle(voiceMinutes: [0])
+        let strike = ChimePattern.singleStrike(bell: "chime", timing: ChimeTiming())
+        XCTAssertEqual(try AnnouncementPlan.make(hour: 15, minute: 0, style: style, pattern: strike, available: available).clips, ["chime", "three", "pm"])
+        XCTAssertEqual(try AnnouncementPlan.make(hour: 15, minute: 15, style: style, pattern: strike, available: available).clips, [])
+        // A one-shot time that is not a quarter is always spoken.
+        XCTAssertTrue(style.speaks(atMinute: 7))
+        XCTAssertFalse(AnnouncementStyle(voice: false).speaks(atMinute: 7))
     }
 }

@@ -30,6 +30,8 @@ public struct Config: Hashable, Sendable {
     public var leadIn: LeadIn = .none
     /// Whether the time is spoken (false: chime only).
     public var voice: Bool = true
+    /// Minutes of the hour (0, 15, 30, 45) at which the voice follows the chime.
+    public var voiceAt: Set<Int> = AnnouncementStyle.everyQuarter
     /// Quiet hours, in the order written.
     public var quiet: [QuietWindow] = []
 
@@ -38,13 +40,14 @@ public struct Config: Hashable, Sendable {
     /// The style announcements are planned with.
     public var announcementStyle: AnnouncementStyle {
         AnnouncementStyle(
-            phrase: PhraseStyle(phrasing: phrasing, midnight: midnight, leadIn: leadIn), chime: chime, voice: voice)
+            phrase: PhraseStyle(phrasing: phrasing, midnight: midnight, leadIn: leadIn), chime: chime, voice: voice,
+            voiceMinutes: voiceAt)
     }
 
     /// The top-level keys, in the order the example documents them.
     public static let keys = [
         "zone", "device", "pack", "interval", "volume", "late-limit", "driver", "chime", "phrasing", "midnight",
-        "lead-in", "voice", "quiet",
+        "lead-in", "voice", "voice-at", "quiet",
     ]
 
     /// The keys of a `[[quiet]]` window.
@@ -87,11 +90,18 @@ public struct ConfigOverrides: Hashable, Sendable {
     public var zone: TimeZone?
     public var device: String?
     public var pack: String?
+    public var chime: ChimeStyle?
+    public var phrasing: Phrasing?
 
-    public init(zone: TimeZone? = nil, device: String? = nil, pack: String? = nil) {
+    public init(
+        zone: TimeZone? = nil, device: String? = nil, pack: String? = nil, chime: ChimeStyle? = nil,
+        phrasing: Phrasing? = nil
+    ) {
         self.zone = zone
         self.device = device
         self.pack = pack
+        self.chime = chime
+        self.phrasing = phrasing
     }
 }
 
@@ -102,6 +112,8 @@ extension Config {
         if let zone = overrides.zone { result.zone = zone }
         if let device = overrides.device { result.device = device }
         if let pack = overrides.pack { result.pack = pack }
+        if let chime = overrides.chime { result.chime = chime }
+        if let phrasing = overrides.phrasing { result.phrasing = phrasing }
         return result
     }
 
@@ -159,6 +171,8 @@ extension Config {
                 config.leadIn = try reader.choice(entry, LeadIn.allCases)
             case "voice":
                 config.voice = try reader.bool(entry)
+            case "voice-at":
+                config.voiceAt = try reader.quarterMinutes(entry)
             case "quiet":
                 config.quiet = try reader.quietWindows(entry)
             default:
@@ -288,6 +302,26 @@ private struct ConfigReader {
             throw fail(entry, "\(expectation), not \(entry.value.userDescription).")
         }
         return b
+    }
+
+    /// A list of quarter minutes, e.g. [0, 30].
+    func quarterMinutes(_ entry: TOMLTable.Entry) throws(ConfigError) -> Set<Int> {
+        let expectation =
+            "'\(entry.key)' must be a list of minutes of the hour from 0, 15, 30 and 45, such as [0, 30]"
+        guard case .array(let items) = entry.value else {
+            if case .integer(let v) = entry.value {
+                throw fail(entry, "\(expectation), not the number \(v); write \(entry.key) = [\(v)].")
+            }
+            throw fail(entry, "\(expectation), not \(entry.value.userDescription).")
+        }
+        var minutes: Set<Int> = []
+        for item in items {
+            guard case .integer(let v) = item, [0, 15, 30, 45].contains(v) else {
+                throw fail(entry, "\(expectation); \(item.userDescription) is not one of them.")
+            }
+            minutes.insert(Int(v))
+        }
+        return minutes
     }
 
     // MARK: Quiet hours
@@ -494,7 +528,10 @@ extension Config {
         # (a systemd timer or cron job runs `talking-clock trigger` at each boundary).
         driver = "timer"
 
-        # Chime: "hour" (the pack's bell before the voice at the top of each hour) or "none".
+        # Chime: "hour" (one strike of the pack's bell at the top of each hour), "westminster"
+        # (the Westminster Quarters at :15, :30, :45 and :00, then the hour struck on the hour
+        # bell, its first stroke exactly on the hour), "ships-bells" (1-8 bells in pairs each
+        # half hour of a four-hour watch) or "none".
         chime = "hour"
 
         # "12h" says "three forty-five PM"; "24h" says "fifteen forty-five".
@@ -508,6 +545,10 @@ extension Config {
 
         # false: chime only, never speak the time.
         voice = true
+
+        # Minutes of the hour at which the voice follows the chime; [0] speaks the time only
+        # on the hour (the quarters still chime).
+        voice-at = [0, 15, 30, 45]
 
         # Quiet hours (none by default; these two are examples). Each [[quiet]] window has:
         #   days   "mon" … "sun", "weekdays", "weekends" or "daily", alone or in a list (default "daily")
