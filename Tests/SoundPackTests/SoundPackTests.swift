@@ -132,4 +132,57 @@ final class SoundPackTests: XCTestCase {
         try WAV.encode([Int16](repeating: 1, count: 600), format: StreamFormat(sampleRate: 8000, channels: 6)).write(to: dir.appendingPathComponent("one.wav"))
         expectPackError(.badChannels, containing: "6 channels", scan: true)
     }
+
+    // MARK: Chime patterns
+
+    static let bellIds = ["q1", "q2", "q3", "q4", "big"]
+    static let bells = #""bells": {"quarter": ["q1", "q2", "q3", "q4"], "hour": "big"},"#
+
+    func testWestminsterIsBuiltFromThePacksBellsAndTiming() throws {
+        try FixturePack.write(
+            to: dir, ids: FixturePack.fullVocabulary + Self.bellIds,
+            extraManifest: Self.bells + #""chimes": {"beat_ms": 100, "hour_after_ms": 400, "strike_interval_ms": 300, "voice_after_ms": 250},"#)
+        let pack = try SoundPack(directory: dir)
+        let plan = try pack.plan(hour: 14, minute: 0, style: AnnouncementStyle(chime: .westminster))
+        // Changes 2-5 over 20 beats, the last note at beat 18 (1.8 s), the first stroke 0.4 s later.
+        XCTAssertEqual(plan.anchorOffsetMs, 2200)
+        XCTAssertEqual(plan.chime.filter { $0.clip == "big" }.map(\.offsetMs), [2200, 2500])
+        XCTAssertEqual(Array(plan.chime.prefix(4).map(\.clip)), ["q3", "q1", "q2", "q4"], "change 2 = E G# F# B")
+        let timeline = try pack.timeline(for: plan)
+        XCTAssertEqual(timeline.anchorFrame, 2200 * 8)
+        XCTAssertEqual(timeline.items.first { $0.role == .voice }?.start, 2750 * 8, "voice 250 ms after the last stroke")
+        // Overlapping strikes are added, with headroom: the loudest sample stays below full scale.
+        let pcm = Mixer.render(timeline) { (try? pack.audio($0).samples) ?? [] }
+        XCTAssertLessThan(pcm.map { abs(Int($0)) }.max()!, 32767)
+        XCTAssertEqual(try pack.plan(hour: 14, minute: 30, style: AnnouncementStyle(chime: .shipsBells)).chime.count, 5)
+    }
+
+    func testAPackCanSpellOutAPatternAsData() throws {
+        try FixturePack.write(
+            to: dir, ids: FixturePack.fullVocabulary + Self.bellIds,
+            extraManifest: #""chimes": {"patterns": {"hour": {"notes": {"0": [{"bell": "q1", "at_ms": 0}, {"bell": "big", "at_ms": 500, "anchor": true}]}, "voice_after_ms": 100}}},"#)
+        let plan = try SoundPack(directory: dir).plan(hour: 9, minute: 0, style: .standard)
+        XCTAssertEqual(plan.chime.map(\.clip), ["q1", "big"])
+        XCTAssertEqual(plan.anchorOffsetMs, 500)
+        XCTAssertEqual(plan.voiceAfterChimeMs, 100)
+    }
+
+    func testPatternProblemsAreSentences() throws {
+        try FixturePack.write(to: dir, extraManifest: #""chimes": {"patterns": {"cuckoo": {"notes": {}}}},"#)
+        expectPackError(.badManifest, containing: "\"chimes.patterns\" names \"cuckoo\", which is not a chime")
+
+        try FixturePack.write(to: dir, extraManifest: #""chimes": {"patterns": {"hour": {"notes": {"75": []}}}},"#)
+        expectPackError(.badManifest, containing: "\"75\" is not a minute of the hour")
+
+        try FixturePack.write(to: dir)
+        let plain = try SoundPack(directory: dir)
+        XCTAssertThrowsError(try plain.plan(hour: 9, minute: 0, style: AnnouncementStyle(chime: .westminster))) { error in
+            XCTAssertTrue("\(error)".contains("needs four quarter bells and an hour bell"), "\(error)")
+        }
+
+        try FixturePack.write(to: dir, extraManifest: #""bells": {"quarter": ["q1", "q2", "q3", "q9"], "hour": "chime"},"# )
+        XCTAssertThrowsError(try SoundPack(directory: dir).plan(hour: 9, minute: 15, style: AnnouncementStyle(chime: .westminster))) { error in
+            XCTAssertTrue("\(error)".contains("rings bell 'q1'"), "\(error)")
+        }
+    }
 }
