@@ -90,7 +90,7 @@ public final class ClockDaemon {
     public init(options: DaemonOptions) throws(DaemonStartError) {
         self.options = options
         let config = try Self.loadConfig(options)
-        pack = try Self.loadPack(config.pack)
+        pack = try Self.loadPack(for: config)
         store = StateStore(directory: options.stateDirectory)
         let (state, warning) = store.load()
         scheduler = AnnouncementScheduler(config: config, state: state)
@@ -140,7 +140,9 @@ public final class ClockDaemon {
         return environment["HOME"].map { $0 + "/.config/talking-clock/config.toml" }
     }
 
-    static func loadPack(_ name: String) throws(DaemonStartError) -> SoundPack {
+    /// Loads and decodes the config's pack, and makes sure it can ring the config's chime.
+    static func loadPack(for config: Config) throws(DaemonStartError) -> SoundPack {
+        let name = config.pack
         let url: URL
         switch PackLocator.locate(name) {
         case .success(let found): url = found
@@ -151,6 +153,7 @@ public final class ClockDaemon {
             // Decode everything now: nothing is decoded on the boundary, and a damaged clip is
             // found at start or reload, not when it should be heard.
             try pack.preload()
+            _ = try pack.chimePattern(for: config.chime)
             return pack
         } catch {
             throw DaemonStartError(status: .packError, description: error.description)
@@ -519,7 +522,7 @@ public final class ClockDaemon {
     func reload() -> ControlReply {
         do {
             let config = try Self.loadConfig(options)
-            let newPack = try Self.loadPack(config.pack)
+            let newPack = try Self.loadPack(for: config)
             scheduler.config = config
             pack = newPack
             logger.info("reloaded", metadata: ["pack": "\(pack.name)", "device": "\(config.device)"])

@@ -140,6 +140,12 @@ final class ControlSocketTests: XCTestCase {
         XCTAssertTrue(reload.stderr.contains("reload refused"), reload.stderr)
         XCTAssertTrue(reload.stderr.contains("did you mean 'volume'"), reload.stderr)
         XCTAssertTrue(try raw("status\n").hasPrefix("ok driver external"), "the old configuration stays")
+        // A chime the pack cannot ring is refused at reload, not discovered on the hour.
+        try "chime = \"westminster\"\n".write(to: cfg.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
+        let noBells = try BinaryRunner.run(["reload", "--socket", socket])
+        XCTAssertNotEqual(noBells.status, 0)
+        XCTAssertTrue(noBells.stderr.contains("reload refused"), noBells.stderr)
+        XCTAssertTrue(noBells.stderr.contains("needs four quarter bells and an hour bell"), noBells.stderr)
     }
 
     func testAnotherUserIsRefused() throws {
