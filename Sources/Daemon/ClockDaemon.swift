@@ -81,6 +81,12 @@ public final class ClockDaemon {
     private let watchdogTimer: TimerFD
     private var armed: Int?
     private var playing: Playing?
+    /// The device opened ahead (sound-server plugins only), so the next announcement or `say`
+    /// skips the ~4 ms connection; see `warmUp()`.
+    private var warm: ALSASink.Opened?
+    /// A device found not to be a sound-server plugin: not held open between announcements.
+    private var coldDevice: String?
+    private var stopping = false
     private var last: LastAnnouncement?
     private var exitStatus: ExitStatus = .ok
     private var lastWatchdog = WallClock.monotonic()
@@ -204,6 +210,7 @@ public final class ClockDaemon {
         } else if driver == .timer {
             armNext(after: options.clock.now())
         }
+        warmUp()
         notifier.send("READY=1\nSTATUS=\(statusLine())")
         loop.run()
         notifier.send("STOPPING=1")
@@ -307,7 +314,7 @@ public final class ClockDaemon {
         }
         var pcm = Mixer.render(timeline, gain: gain) { [pack] in (try? pack.audio($0).samples) ?? [] }
         let sink: ALSASink
-        do { sink = try ALSASink(device: scheduler.config.device, format: timeline.format) } catch {
+        do { sink = try openSink(format: timeline.format) } catch {
             return failBeforeStart(boundary, local, error.description, status: .deviceError)
         }
         if let boundary, options.clock.now() > Double(boundary) + scheduler.config.lateLimit {
@@ -365,6 +372,34 @@ public final class ClockDaemon {
         }
     }
 
+    /// The configured device, configured for `format`: the one held open ahead if there is one
+    /// (falling back to a fresh open if that one went stale, e.g. the sound server restarted).
+    private func openSink(format: StreamFormat) throws(SinkError) -> ALSASink {
+        let device = scheduler.config.device
+        if let opened = warm, opened.deviceName == device {
+            warm = nil
+            if let sink = try? ALSASink(opened: opened, format: format) { return sink }
+        }
+        return try ALSASink(device: device, format: format)
+    }
+
+    /// Opens the configured device ahead of the next announcement, and keeps it only if it is a
+    /// sound-server plugin (PulseAudio, PipeWire): such a handle holds no hardware and costs no
+    /// wake-ups while idle (measured: 0 context switches in 30 s). `hw:` and `dmix` devices are
+    /// closed again and opened per announcement, so other programs can use them.
+    private func warmUp() {
+        let device = scheduler.config.device
+        guard !options.oneShot, playing == nil, coldDevice != device else { return }
+        if let warm, warm.deviceName == device { return }
+        warm = nil
+        guard let opened = try? ALSASink.Opened(device: device) else { return }  // reported when it is needed
+        if opened.isSoundServerPlugin {
+            warm = opened
+        } else {
+            coldDevice = device
+        }
+    }
+
     private func pumpPlayback() {
         guard let current = playing else { return }
         switch current.session.pump() {
@@ -402,7 +437,7 @@ public final class ClockDaemon {
         }
         last = LastAnnouncement(boundary: current.boundary, text: current.text, result: result, onsetErrorMs: onset)
         notifier.send("STATUS=\(statusLine())")
-        if options.oneShot { loop.stop() }
+        if options.oneShot { loop.stop() } else if !stopping { warmUp() }
     }
 
     private func pingWatchdog() {
@@ -419,6 +454,7 @@ public final class ClockDaemon {
                 _ = reload()
             default:
                 logger.info("stopping", metadata: ["signal": "\(signal == SIGTERM ? "SIGTERM" : "SIGINT")"])
+                stopping = true
                 if let current = playing {
                     current.session.cancel()
                     finishPlayback(interrupted: true)
@@ -526,6 +562,7 @@ public final class ClockDaemon {
             scheduler.config = config
             pack = newPack
             logger.info("reloaded", metadata: ["pack": "\(pack.name)", "device": "\(config.device)"])
+            warmUp()
             if driver == .timer && playing == nil && !options.oneShot { armNext(after: options.clock.now()) }
             return .ok("reloaded")
         } catch {

@@ -35,9 +35,12 @@ public enum AudioHarness {
     }
 
     /// Starts (or reuses) the private PulseAudio; returns the environment clients need.
-    public static func pulseUp() throws -> [String: String] {
+    ///
+    /// - Parameter directory: a private server in this directory instead of the shared one (for
+    ///   tests that stop and restart it).
+    public static func pulseUp(directory: String? = nil) throws -> [String: String] {
         var env: [String: String] = [:]
-        for line in try run("pulse", ["up"]).split(separator: "\n") where line.hasPrefix("export ") {
+        for line in try run("pulse", ["up"] + (directory.map { ["--dir", $0] } ?? [])).split(separator: "\n") where line.hasPrefix("export ") {
             let assignment = line.dropFirst("export ".count)
             guard let eq = assignment.firstIndex(of: "=") else { continue }
             var value = String(assignment[assignment.index(after: eq)...])
@@ -46,6 +49,11 @@ public enum AudioHarness {
         }
         guard env["PULSE_SERVER"] != nil else { throw Failure(description: "pulse up printed no PULSE_SERVER") }
         return env
+    }
+
+    /// Stops the server started with `pulseUp(directory:)`.
+    public static func pulseDown(directory: String) throws {
+        _ = try run("pulse", ["down", "--dir", directory])
     }
 
     /// A capture running in the background until `stop`.

@@ -71,4 +71,48 @@ final class DaemonRealTimeTests: XCTestCase {
         let error = try XCTUnwrap(onset["error_ms"] as? Double, "\(onset)")
         XCTAssertLessThan(abs(error), 5.0, "the first quarter note is \(error) ms from boundary - 2.2 s, so the hour stroke is off by as much")
     }
+
+    /// The daemon holds a sound-server device open between announcements (so `say` starts
+    /// sooner). When the sound server restarts, that handle is stale: the next `say` must still
+    /// play, on a fresh connection, with no failure.
+    func testSayThroughTheDaemonSurvivesASoundServerRestart() throws {
+        guard AudioHarness.isAvailable else { throw XCTSkip("PulseAudio not installed: run scripts/install-deps --test") }
+        let pulseDir = "/tmp/tc-warm-\(getpid())"
+        var env = try AudioHarness.pulseUp(directory: pulseDir)
+        defer { try? AudioHarness.pulseDown(directory: pulseDir) }
+        let dir = FixturePack.temporaryDirectory("warm")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try FixturePack.write(to: dir.appendingPathComponent("pack"), framesPerClip: { _ in 4410 }, format: StreamFormat(sampleRate: 22050, channels: 1))
+        env["XDG_RUNTIME_DIR"] = dir.path
+        env["XDG_CONFIG_HOME"] = dir.appendingPathComponent("config").path
+        let daemonEnv = env
+        nonisolated(unsafe) var outcome: BinaryRunner.Outcome?
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            outcome = try? BinaryRunner.run(
+                ["run", "--driver", "external", "--pack", dir.appendingPathComponent("pack").path, "--device", "pulse",
+                 "--state-dir", dir.appendingPathComponent("state").path],
+                environment: daemonEnv, timeout: 40, stopAfter: 9)
+            done.signal()
+        }
+        usleep(1_500_000)
+        func sayIsHeard(_ label: String) throws {
+            let capture = try AudioHarness.startCapture(to: dir.appendingPathComponent("\(label).wav"), environment: env)
+            let say = try BinaryRunner.run(["say"], environment: env, timeout: 10)
+            XCTAssertEqual(say.status, 0, "\(label): \(say.stdout) \(say.stderr)")
+            XCTAssertTrue(say.stdout.hasPrefix("speaking "), "\(label): the daemon answered: \(say.stdout)")
+            usleep(1_500_000)
+            capture.stop()
+            let onset = try AudioHarness.analyze("onset", capture.output)
+            XCTAssertEqual(onset["found"] as? Bool, true, "\(label): nothing was heard: \(onset)")
+        }
+        try sayIsHeard("before")
+        try AudioHarness.pulseDown(directory: pulseDir)
+        for (key, value) in try AudioHarness.pulseUp(directory: pulseDir) { env[key] = value }
+        try sayIsHeard("after-restart")
+        done.wait()
+        let log = try XCTUnwrap(outcome).stderr
+        XCTAssertEqual(log.components(separatedBy: "<6>spoke ").count - 1, 2, log)
+        XCTAssertFalse(log.contains("announcement failed"), log)
+    }
 }
