@@ -49,6 +49,6 @@ let package = Package(
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "TestSupport"]),
         .testTarget(name: "ALSAOutputTests", dependencies: ["ALSAOutput", "Playback", "SoundPack", "Daemon", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "TestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["SoundPack", "TestSupport"]),
     ]
 )

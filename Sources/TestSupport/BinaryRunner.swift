@@ -23,8 +23,12 @@ public enum BinaryRunner {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 
-    /// - Parameter stopAfter: send SIGTERM after this many seconds (for the daemon).
-    public static func run(_ arguments: [String], environment: [String: String] = [:], timeout: Double = 60, stopAfter: Double? = nil) throws -> Outcome {
+    /// - Parameters:
+    ///   - stopAfter: send SIGTERM after this many seconds (for the daemon).
+    ///   - input: written to the child's standard input, which is then closed (nil: inherit ours).
+    public static func run(
+        _ arguments: [String], environment: [String: String] = [:], timeout: Double = 60, stopAfter: Double? = nil, input: String? = nil
+    ) throws -> Outcome {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -41,7 +45,14 @@ public enum BinaryRunner {
         let out = Pipe()
         process.standardOutput = out
         process.standardError = errHandle
+        let inPipe = input.map { _ in Pipe() }
+        if let inPipe { process.standardInput = inPipe }
         try process.run()
+        if let inPipe, let input {
+            // Small scripted answers fit in the pipe's buffer: write them all, then end the input.
+            inPipe.fileHandleForWriting.write(Data(input.utf8))
+            try inPipe.fileHandleForWriting.close()
+        }
         if let stopAfter {
             let pid = process.processIdentifier
             Thread.detachNewThread {

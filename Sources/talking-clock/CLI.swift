@@ -24,7 +24,7 @@ struct TalkingClock: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            Say.self, Schedule.self, Check.self, Run.self, Announce.self, Status.self, Trigger.self, MuteCommand.self,
+            Say.self, Schedule.self, Check.self, RecordPack.self, Run.self, Announce.self, Status.self, Trigger.self, MuteCommand.self,
             Unmute.self, Skip.self, Reload.self, ConfigExample.self,
         ]
     )

@@ -8,7 +8,11 @@ import TalkingClockCore
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Validate a sound pack (every clip decodes, all 1,440 minutes can be said) and optionally a device.",
-        discussion: "Prints every problem as a sentence; exits 65 if the pack is broken, 69 if the device cannot be opened."
+        discussion: """
+            Prints every problem as a sentence; exits 65 if the pack is broken, 69 if the device cannot be opened. \
+            Also warns (exit 0) about voice clips whose loudness is more than 1.5 dB from the pack's median and \
+            about clips with clipped samples.
+            """
     )
 
     @Option(help: "Sound pack: a name or a directory containing pack.json.")
@@ -17,15 +21,28 @@ struct Check: ParsableCommand {
     @Option(help: "Also check that this ALSA device opens.")
     var device: String?
 
+    @Option(help: "Prove every minute can be said in this phrasing: 12h or 24h.")
+    var phrasing: String = Phrasing.twelveHour.rawValue
+
     func run() throws {
+        guard let style = Phrasing(rawValue: phrasing) else {
+            throw CLIError(.badInput, "--phrasing: \"\(phrasing)\" is not a phrasing; use 12h or 24h.")
+        }
+        try Check.perform(pack: pack, device: device, styles: [PhraseStyle(phrasing: style)])
+    }
+
+    /// Loads and checks a pack, printing one line per finding: `problem:` (the pack is broken:
+    /// exit 65), `warning:` (loudness or clipping: still exit 0), then `ok:`.
+    static func perform(pack name: String?, device: String?, styles: [PhraseStyle]) throws {
         let loaded: SoundPack
-        do { loaded = try Support.pack(pack, scan: true) } catch let error as CLIError {
+        do { loaded = try Support.pack(name, scan: true) } catch let error as CLIError {
             print("problem: \(error.description)")
             throw CLIError(error.status, "the pack cannot be loaded.")
         }
         let pack = loaded
-        let report = pack.check(styles: [PhraseStyle(phrasing: .twelveHour)])
+        let report = pack.check(styles: styles)
         for problem in report.problems { print("problem: \(problem.description)") }
+        for warning in pack.loudnessReport().warnings { print("warning: \(warning.description)") }
         var deviceProblem: String?
         if let device {
             do { try ALSASink.probe(device: device, format: pack.format) } catch {

@@ -1,0 +1,81 @@
+import TalkingClockCore
+import XCTest
+
+/// What `record-pack` asks a person to say, and in which phrase.
+final class RecordingScriptTests: XCTestCase {
+    func testTwelveHourWordsAreTheUnitsTensQuarterCompoundAndMarkers() {
+        XCTAssertEqual(
+            RecordingScript.words(for: .twelveHour),
+            [
+                "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+                "thirteen",
+                "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty", "thirty", "forty",
+                "forty-five",
+                "fifty", "oh", "am", "pm", "noon", "midnight",
+            ])
+        let twentyFour = RecordingScript.words(for: .twentyFourHour)
+        XCTAssertTrue(twentyFour.starts(with: ["zero", "one"]))
+        XCTAssertTrue(
+            Set(["twenty-one", "twenty-two", "twenty-three", "forty-five", "hundred", "midnight"]).isSubset(
+                of: twentyFour))
+        XCTAssertFalse(twentyFour.contains("am"))
+        XCTAssertFalse(twentyFour.contains("twenty-four"), "composed: 'twenty' 'four'")
+        XCTAssertEqual(RecordingScript.words(for: .twelveHour, allCompounds: true).count, 59 + 5)
+    }
+
+    func testTheRecordedWordsSayEveryMinute() {
+        for phrasing in Phrasing.allCases {
+            for all in [false, true] {
+                let words = Set(RecordingScript.words(for: phrasing, allCompounds: all))
+                XCTAssertTrue(
+                    Vocabulary.unsayableMinutes(available: words, style: PhraseStyle(phrasing: phrasing)).isEmpty,
+                    "\(phrasing) \(all)")
+                // …and no single word is superfluous (whole compounds are a choice, not a need).
+                for word in words where !word.contains("-") {
+                    XCTAssertFalse(
+                        Vocabulary.unsayableMinutes(
+                            available: words.subtracting([word]), style: PhraseStyle(phrasing: phrasing)
+                        ).isEmpty,
+                        "\(word) is not needed in \(phrasing)")
+                }
+            }
+        }
+    }
+
+    func testEveryWordIsShownInsideAWholePhrase() throws {
+        for word in RecordingScript.allWords {
+            let carrier = try XCTUnwrap(RecordingScript.carrier(for: word, phrasing: .twelveHour), word)
+            XCTAssertEqual(carrier.phrase.words[carrier.index], word)
+        }
+        func shown(_ word: String, _ phrasing: Phrasing = .twelveHour) -> String? {
+            RecordingScript.carrier(for: word, phrasing: phrasing).map {
+                RecordingScript.prompt($0.phrase, marking: $0.index)
+            }
+        }
+        XCTAssertEqual(shown("forty-five"), "\"one FORTY-FIVE pm\"")
+        XCTAssertEqual(shown("five"), "\"FIVE fifteen pm\"", "an hour word is shown as an hour at a quarter")
+        XCTAssertEqual(shown("pm"), "\"one fifteen PM\"")
+        XCTAssertEqual(shown("am"), "\"twelve fifteen AM\"")
+        XCTAssertEqual(shown("oh"), "\"one OH one pm\"")
+        XCTAssertEqual(shown("noon"), "\"NOON\"")
+        XCTAssertEqual(shown("its"), "\"IT'S one fifteen pm\"")
+        XCTAssertEqual(shown("the-time-is"), "\"THE TIME IS one fifteen pm\"")
+        XCTAssertEqual(shown("hundred"), "\"thirteen HUNDRED\"", "a 24-hour word in 12-hour mode: a 24-hour phrase")
+        XCTAssertEqual(shown("fifteen", .twentyFourHour), "\"thirteen FIFTEEN\"")
+        XCTAssertEqual(RecordingScript.spoken("the-time-is"), "the time is")
+    }
+
+    func testUnknownWordsAreRefusedWithASuggestion() {
+        XCTAssertNoThrow(try RecordingScript.validate("forty-five"))
+        XCTAssertThrowsError(try RecordingScript.validate("fourty-five")) { error in
+            let e = error as! RecordingWordError
+            XCTAssertEqual(e.suggestion, "forty-five")
+            XCTAssertTrue(
+                e.description.hasPrefix("'fourty-five' is not a word talking-clock says. Did you mean 'forty-five'?"),
+                e.description)
+        }
+        XCTAssertThrowsError(try RecordingScript.validate("banana")) { error in
+            XCTAssertNil((error as! RecordingWordError).suggestion)
+        }
+    }
+}
