@@ -54,6 +54,21 @@ struct Check: ParsableCommand {
             throw CLIError(.packError, "sound pack '\(pack.name)' has \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s").")
         }
         print("ok: sound pack '\(pack.name)' (\(pack.directory.path)): \(report.clipCount) clips decode (\(pack.format)); all \(report.minutesChecked) minutes can be said.")
+        var rings: [String] = []
+        var cannot: [String] = []
+        for style in ChimeStyle.allCases where style != .none {
+            do throws(PackError) {
+                _ = try pack.chimePattern(for: style)
+                rings.append(style.rawValue)
+            } catch {
+                if pack.manifest.chimes.patterns[style.rawValue] != nil {
+                    print("problem: \(error.description)")  // a pattern spelled out in pack.json is broken
+                    throw CLIError(.packError, "sound pack '\(pack.name)': its \(style.rawValue) pattern rings a missing bell.")
+                }
+                cannot.append(style.rawValue)
+            }
+        }
+        print("ok: chimes it can ring: \(rings.isEmpty ? "none" : rings.joined(separator: ", "))" + (cannot.isEmpty ? "." : "; not \(cannot.joined(separator: ", ")) (no bells for it in pack.json)."))
         if let deviceProblem {
             throw CLIError(.deviceError, deviceProblem)
         }

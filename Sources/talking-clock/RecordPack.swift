@@ -359,6 +359,7 @@ struct Session {
             "chime_gap_ms": .int(0),
         ]
         var bells: JSONValue?
+        var chimes: JSONValue?
         if copyBells {
             if let (defaultDirectory, defaults) = defaultPack(), let defaultBells = defaults["bells"] {
                 let defaultClips = defaults["clips"]?.objectValue ?? [:]
@@ -372,6 +373,7 @@ struct Session {
                     clips[id] = .string(relative)
                 }
                 bells = defaultBells
+                chimes = defaults["chimes"]  // the tempo of the chimes those bells ring
                 if let gap = defaults["spacing"]?["chime_gap_ms"] { spacing["chime_gap_ms"] = gap }
             } else {
                 print(
@@ -391,6 +393,7 @@ struct Session {
             "spacing": .object(spacing), "clips": .object(clips),
         ]
         if let bells { object["bells"] = bells }
+        if let chimes { object["chimes"] = chimes }
         return .object(object)
     }
 

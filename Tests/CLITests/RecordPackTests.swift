@@ -84,7 +84,7 @@ final class RecordPackTests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("[1/29] \"ONE fifteen pm\" -- say: one\n"), r.stdout)
         XCTAssertTrue(r.stdout.contains("[23/29] \"one FORTY-FIVE pm\" -- say: forty-five\n"), r.stdout)
         XCTAssertTrue(r.stdout.contains("Saved 29 of 29 words.\n"), r.stdout)
-        XCTAssertTrue(r.stdout.hasSuffix("all 1440 minutes can be said.\n"), r.stdout)
+        XCTAssertTrue(r.stdout.hasSuffix("all 1440 minutes can be said.\nok: chimes it can ring: hour, westminster, ships-bells.\n"), r.stdout)
         XCTAssertFalse(r.stdout.contains("warning:"), r.stdout)
 
         var levels: [Double] = []
@@ -128,7 +128,9 @@ final class RecordPackTests: XCTestCase {
         XCTAssertEqual(
             check.stdout,
             "ok: sound pack 'mine' (\(pack.path)): 35 clips decode (22050 Hz, 1 channel, 16-bit); all 1440 minutes can be said.\n"
+                + "ok: chimes it can ring: hour, westminster, ships-bells.\n"
         )
+        XCTAssertEqual(manifest["chimes"]?["voice_after_ms"], .int(2000), "the default pack's chime tempo comes with its bells")
     }
 
     func testReRecordingOneWordRefusesSilentAndClippedTakesAndChangesOnlyThatWord() throws {
@@ -241,7 +243,8 @@ final class RecordPackTests: XCTestCase {
                     "warning: Clip 'five' (\(pack.path)/voice/five.flac) is 3.9 dB quieter than the pack's other words")
             },
             r.stdout)
-        XCTAssertTrue(lines.last!.hasPrefix("ok: sound pack 'default'"), r.stdout)
+        XCTAssertTrue(lines.dropLast().last!.hasPrefix("ok: sound pack 'default'"), r.stdout)
+        XCTAssertEqual(lines.last, "ok: chimes it can ring: hour, westminster, ships-bells.")
     }
 
     func testBadInputAndAMissingDeviceAreRefusedWithTheFix() throws {
