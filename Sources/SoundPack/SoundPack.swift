@@ -80,10 +80,12 @@ public final class SoundPack {
     public func timeline(for plan: AnnouncementPlan) throws(PackError) -> Timeline {
         var lengths: [String: Int] = [:]
         for clip in plan.clips { lengths[clip] = try frames(clip) }
-        return Timeline.compose(
+        var timeline = Timeline.compose(
             chime: plan.chime, voice: plan.voiceClips, leadInCount: plan.leadInCount, spacing: spacing,
             voiceAfterChimeMs: plan.voiceAfterChimeMs, format: format
         ) { lengths[$0] ?? 0 }
+        timeline.bellGainUnderVoice = manifest.chimes.timing.bellGainUnderVoice
+        return timeline
     }
 
     /// The pattern this pack rings for `style`: one spelled out in `pack.json`, or the built-in

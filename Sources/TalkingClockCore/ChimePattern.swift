@@ -1,3 +1,5 @@
+import Foundation
+
 /// A chime as data: bell strikes at times relative to the start of the chime, which strike is the
 /// anchor that lands on the boundary, and where the voice comes in.
 ///
@@ -202,10 +204,12 @@ public struct ChimeTiming: Hashable, Sendable, Codable {
     public var shipPairGapMs: Int
     /// From the last strike to the voice; nil keeps the pack's `chime_gap_ms` placement.
     public var voiceAfterMs: Int?
+    /// How many dB the ringing bells are lowered while the voice speaks over them (0: not at all).
+    public var duckDb: Int
 
     public init(
         beatMs: Int = 750, hourAfterMs: Int = 3000, strikeIntervalMs: Int = 2500, shipStrikeMs: Int = 550,
-        shipPairGapMs: Int = 900, voiceAfterMs: Int? = nil
+        shipPairGapMs: Int = 900, voiceAfterMs: Int? = nil, duckDb: Int = 0
     ) {
         self.beatMs = beatMs
         self.hourAfterMs = hourAfterMs
@@ -213,9 +217,14 @@ public struct ChimeTiming: Hashable, Sendable, Codable {
         self.shipStrikeMs = shipStrikeMs
         self.shipPairGapMs = shipPairGapMs
         self.voiceAfterMs = voiceAfterMs
+        self.duckDb = duckDb
     }
 
+    /// `duckDb` as a linear gain.
+    public var bellGainUnderVoice: Float { duckDb <= 0 ? 1 : Float(pow(10, -Double(duckDb) / 20)) }
+
     enum CodingKeys: String, CodingKey {
+        case duckDb = "duck_db"
         case beatMs = "beat_ms"
         case hourAfterMs = "hour_after_ms"
         case strikeIntervalMs = "strike_interval_ms"
@@ -233,6 +242,11 @@ public struct ChimeTiming: Hashable, Sendable, Codable {
         shipStrikeMs = try c.decodeIfPresent(Int.self, forKey: .shipStrikeMs) ?? d.shipStrikeMs
         shipPairGapMs = try c.decodeIfPresent(Int.self, forKey: .shipPairGapMs) ?? d.shipPairGapMs
         voiceAfterMs = try c.decodeIfPresent(Int.self, forKey: .voiceAfterMs)
+        duckDb = try c.decodeIfPresent(Int.self, forKey: .duckDb) ?? 0
+        guard (0...60).contains(duckDb) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .duckDb, in: c, debugDescription: "\(duckDb) is not a number of dB from 0 to 60")
+        }
     }
 }
 

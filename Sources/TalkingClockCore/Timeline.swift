@@ -91,11 +91,14 @@ public struct Timeline: Hashable, Sendable {
     /// The frame that must land on the boundary (the first sample unless a chime names another).
     public var anchorFrame: Int
     public var format: StreamFormat
+    /// Linear gain of the bells while the voice speaks over them (1: bells ring on unchanged).
+    public var bellGainUnderVoice: Float
 
-    public init(items: [TimelineItem], anchorFrame: Int, format: StreamFormat) {
+    public init(items: [TimelineItem], anchorFrame: Int, format: StreamFormat, bellGainUnderVoice: Float = 1) {
         self.items = items
         self.anchorFrame = anchorFrame
         self.format = format
+        self.bellGainUnderVoice = bellGainUnderVoice
     }
 
     /// Frames from the first to the last sample.
@@ -158,6 +161,8 @@ extension Timeline {
         let kept = items.filter { $0.role == .voice || $0.start >= earliest }
         let shift = kept.map(\.start).min() ?? 0
         let moved = kept.map { TimelineItem(clip: $0.clip, start: $0.start - shift, frames: $0.frames, role: $0.role) }
-        return (Timeline(items: moved, anchorFrame: anchorFrame - shift, format: format), items.count - kept.count)
+        let fitted = Timeline(
+            items: moved, anchorFrame: anchorFrame - shift, format: format, bellGainUnderVoice: bellGainUnderVoice)
+        return (fitted, items.count - kept.count)
     }
 }

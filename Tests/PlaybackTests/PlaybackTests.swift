@@ -26,6 +26,26 @@ final class MixerTests: XCTestCase {
         XCTAssertEqual(Int(out[10]) * 2, Int(out[60]), accuracy: 1, "relative levels are kept")
     }
 
+    func testBellsAreLoweredUnderTheVoiceWithFadesAndOnlyThere() {
+        let rate = StreamFormat(sampleRate: 1000, channels: 1)  // 60 ms fades = 60 frames
+        let items = [
+            TimelineItem(clip: "bell", start: 0, frames: 1000, role: .chime),
+            TimelineItem(clip: "word", start: 400, frames: 200, role: .voice),
+        ]
+        let audio: (String) -> [Float] = { $0 == "bell" ? [Float](repeating: 0.5, count: 1000) : [Float](repeating: 0.1, count: 200) }
+        let plain = Mixer.render(Timeline(items: items, anchorFrame: 0, format: rate), audio: audio)
+        XCTAssertEqual(plain[500], Int16(((Float(0.5) + 0.1) * 32768).rounded()), "without ducking the bell rings on unchanged under the word")
+        let ducked = Mixer.render(Timeline(items: items, anchorFrame: 0, format: rate, bellGainUnderVoice: 0.25), audio: audio)
+        XCTAssertEqual(Array(ducked[0..<340]), Array(plain[0..<340]), "untouched until the fade before the word")
+        XCTAssertEqual(Array(ducked[660...]), Array(plain[660...]), "untouched after the fade back")
+        for f in 400..<600 { XCTAssertEqual(ducked[f], Int16(((Float(0.5) * 0.25 + 0.1) * 32768).rounded()), "frame \(f)") }
+        for f in 341..<400 { XCTAssertLessThan(ducked[f], ducked[f - 1], "fades down before the word, frame \(f)") }
+        for f in 601..<660 { XCTAssertGreaterThan(ducked[f], ducked[f - 1], "fades up after it, frame \(f)") }
+        // The ChimeTiming knob: 12 dB is a quarter of the amplitude.
+        XCTAssertEqual(ChimeTiming(duckDb: 12).bellGainUnderVoice, 0.251, accuracy: 0.001)
+        XCTAssertEqual(ChimeTiming().bellGainUnderVoice, 1)
+    }
+
     func testGainScales() {
         let t = Timeline.compose(chime: [], voice: ["a"], spacing: Spacing(), format: format) { _ in 4 }
         XCTAssertEqual(Mixer.render(t, gain: 0.5) { _ in [0.5, -0.5, 0.25, 0] }, [8192, -8192, 4096, 0])
