@@ -1,0 +1,79 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// An independent speech recogniser (pocketsphinx) must understand the default pack's announcements:
+/// `scripts/intelligibility` renders the 96 quarter hours of a day with the built binary and decodes
+/// them against a grammar in which every hour, quarter word and AM/PM can be chosen wrongly.
+final class IntelligibilityTests: XCTestCase {
+    static let required = 94
+    static let model = "/usr/share/pocketsphinx/model/en-us"
+
+    func testPocketsphinxRecognisesTheQuarterHoursOfADay() throws {
+        // Not a skip: without the recogniser this test would prove nothing, so it fails and says why.
+        var missing = ["pocketsphinx_batch", "sox", "python3"].filter { Self.findInPath($0) == nil }
+        if !FileManager.default.fileExists(atPath: Self.model + "/en-us/mdef") {
+            missing.append("the pocketsphinx-en-us model (\(Self.model))")
+        }
+        guard missing.isEmpty else {
+            return XCTFail(
+                "The intelligibility test needs \(missing.joined(separator: ", ")): run scripts/install-deps --test.")
+        }
+        let script = BinaryRunner.packageRoot.appendingPathComponent("scripts/intelligibility")
+        let pack = BinaryRunner.packageRoot.appendingPathComponent("Sounds/default")
+        let r = try Self.run(
+            script, ["--binary", BinaryRunner.binary.path, "--pack", pack.path, "--min", "\(Self.required)"])
+        XCTAssertNotEqual(
+            r.status, 69, "scripts/intelligibility found no recogniser: run scripts/install-deps --test.\n\(r.stderr)")
+
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        let verdicts = lines.filter { $0.range(of: #"^\d\d:\d\d  (ok|FAIL)  "#, options: .regularExpression) != nil }
+        XCTAssertEqual(verdicts.count, 96, "one verdict per quarter hour of the day\n\(r.stdout)\(r.stderr)")
+        let failures = verdicts.filter { $0.contains("  FAIL  ") }
+        guard let total = lines.last(where: { $0.hasSuffix("recognised (need \(Self.required))") }),
+            let recognised = Int(total.prefix(while: \.isNumber))
+        else {
+            return XCTFail(
+                "no total in the output of scripts/intelligibility (exit \(r.status))\n\(r.stdout)\(r.stderr)")
+        }
+        XCTAssertEqual(recognised, 96 - failures.count, total)
+        XCTAssertGreaterThanOrEqual(
+            recognised, Self.required,
+            "\(total); not recognised:\n\(failures.joined(separator: "\n"))\n\(lines.filter { $0.hasPrefix("by minute") }.joined())"
+        )
+        XCTAssertEqual(r.status, recognised >= Self.required ? 0 : 1, r.stderr)
+    }
+
+    private static func findInPath(_ tool: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/\(tool)" }.first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+    }
+
+    private static func run(_ executable: URL, _ arguments: [String]) throws -> (
+        status: Int32, stdout: String, stderr: String
+    ) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        // stderr goes to a file so the child can never block on a second full pipe.
+        let errURL = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "intelligibility-stderr-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: errURL) }
+        let errHandle = try FileHandle(forWritingTo: errURL)
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = errHandle
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try errHandle.close()
+        let errData = (try? Data(contentsOf: errURL)) ?? Data()
+        return (
+            process.terminationStatus, String(decoding: outData, as: UTF8.self),
+            String(decoding: errData, as: UTF8.self)
+        )
+    }
+}
