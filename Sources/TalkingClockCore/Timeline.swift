@@ -111,8 +111,9 @@ public struct Timeline: Hashable, Sendable {
     /// - Parameters:
     ///   - leadInCount: how many of `voice` form the lead-in (followed by `leadInGapMs`).
     ///   - frameCount: the length in frames of each clip id.
-    ///   - voiceAfterChimeMs: the voice starts this long after the last strike starts; nil places
-    ///     it `spacing.chimeGapMs` after the end of the last bell clip.
+    ///   - voiceAfterChimeMs: the voice starts this long after the last strike starts, or
+    ///     `spacing.chimeGapMs` after the end of the last bell clip if that is sooner (nil: the
+    ///     latter only).
     public static func compose(
         chime: [ChimeNote], voice: [String], leadInCount: Int = 0, spacing: Spacing, voiceAfterChimeMs: Int? = nil,
         format: StreamFormat, frameCount: (String) -> Int
@@ -129,11 +130,13 @@ public struct Timeline: Hashable, Sendable {
             lastStrike = max(lastStrike, start)
             if note.isAnchor { anchor = start }
         }
+        // The voice comes in when the bells have rung out (plus `chimeGapMs`), or `voiceAfterChimeMs`
+        // after the last strike if that is sooner.
         var cursor = 0
-        if let voiceAfterChimeMs, !chime.isEmpty {
-            cursor = max(0, lastStrike + format.frames(milliseconds: voiceAfterChimeMs))
-        } else if !chime.isEmpty {
-            cursor = max(0, chimeEnd + format.frames(milliseconds: spacing.chimeGapMs))
+        if !chime.isEmpty {
+            cursor = chimeEnd + format.frames(milliseconds: spacing.chimeGapMs)
+            if let voiceAfterChimeMs { cursor = min(cursor, lastStrike + format.frames(milliseconds: voiceAfterChimeMs)) }
+            cursor = max(0, cursor)
         }
         for (index, clip) in voice.enumerated() {
             if index > 0 {

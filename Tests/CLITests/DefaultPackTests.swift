@@ -19,7 +19,7 @@ final class DefaultPackTests: XCTestCase {
         XCTAssertEqual(r.stdout, "midnight\nclips: chime midnight\nchime: hour, 1 strike, anchor +0.000 s\n")
     }
 
-    func testTopOfTheHourMixesTheVoiceOverTheBellTailWithoutClipping() throws {
+    func testTopOfTheHourStrikesOnTheFirstSampleThenSpeaksWithoutClipping() throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("tc-default-\(UUID().uuidString).wav")
         defer { try? FileManager.default.removeItem(at: out) }
         let r = try BinaryRunner.run(["say", "--at", "15:00", "--output", out.path, "--pack", pack])

@@ -140,7 +140,7 @@ final class SoundPackTests: XCTestCase {
 
     func testWestminsterIsBuiltFromThePacksBellsAndTiming() throws {
         try FixturePack.write(
-            to: dir, ids: FixturePack.fullVocabulary + Self.bellIds,
+            to: dir, ids: FixturePack.fullVocabulary + Self.bellIds, spacing: Spacing(chimeGapMs: 5000),
             extraManifest: Self.bells + #""chimes": {"beat_ms": 100, "hour_after_ms": 400, "strike_interval_ms": 300, "voice_after_ms": 250},"#)
         let pack = try SoundPack(directory: dir)
         let plan = try pack.plan(hour: 14, minute: 0, style: AnnouncementStyle(chime: .westminster))

@@ -81,12 +81,19 @@ final class ChimePatternTests: XCTestCase {
         XCTAssertEqual(plan.voiceClips, ["three", "pm"])
         let format = StreamFormat(sampleRate: 1000, channels: 1)
         let timeline = Timeline.compose(
-            chime: plan.chime, voice: plan.voiceClips, spacing: Spacing(chimeGapMs: -99_999),
+            chime: plan.chime, voice: plan.voiceClips, spacing: Spacing(chimeGapMs: 0),
             voiceAfterChimeMs: plan.voiceAfterChimeMs, format: format
         ) { $0.count < 3 ? 8000 : 300 }
         XCTAssertEqual(timeline.anchorFrame, 21_000)
-        // Three strokes at 21, 23, 25 s; the voice 1.5 s after the last one starts.
+        // Three strokes at 21, 23, 25 s; the last bell rings 8 s, so the voice comes 1.5 s after
+        // the last stroke starts, the sooner of the two.
         XCTAssertEqual(timeline.items.first { $0.role == .voice }?.start, 26_500)
+        // Bells that ring out sooner (1 s): the voice follows them at once (chime gap 0).
+        let short = Timeline.compose(
+            chime: plan.chime, voice: plan.voiceClips, spacing: Spacing(chimeGapMs: 0),
+            voiceAfterChimeMs: plan.voiceAfterChimeMs, format: format
+        ) { $0.count < 3 ? 1000 : 300 }
+        XCTAssertEqual(short.items.first { $0.role == .voice }?.start, 26_000)
         XCTAssertThrowsError(
             try AnnouncementPlan.make(hour: 15, minute: 0, style: style, pattern: westminster, available: ["three", "pm"])
         ) { error in
