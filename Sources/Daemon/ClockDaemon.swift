@@ -84,6 +84,9 @@ public final class ClockDaemon {
     private var last: LastAnnouncement?
     private var exitStatus: ExitStatus = .ok
     private var lastWatchdog = WallClock.monotonic()
+    /// Set when the state file could not be read at start (the mute then comes from what could be
+    /// salvaged, or is on); shown by `status` until the user sets the mute again.
+    private var stateWarning: String?
 
     public var driver: Driver { options.driver ?? scheduler.config.driver }
 
@@ -103,7 +106,10 @@ public final class ClockDaemon {
         } catch {
             throw DaemonStartError(status: .internalError, description: error.description)
         }
-        if let warning { logger.warning("state file unreadable", metadata: ["detail": "\(warning)"]) }
+        if let warning {
+            logger.warning("state file unreadable", metadata: ["detail": "\(warning)"])
+            stateWarning = warning
+        }
         if let path = options.socketPath, !options.oneShot {
             do {
                 server = try ControlServer(path: path, loop: loop) { [unowned self] line in self.handleControl(line) }
@@ -116,9 +122,7 @@ public final class ClockDaemon {
     static func loadConfig(_ options: DaemonOptions) throws(DaemonStartError) -> Config {
         var config = Config()
         if let path = options.configPath ?? Self.defaultConfigPath(), FileManager.default.fileExists(atPath: path) {
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-                throw DaemonStartError(status: .badInput, description: "Could not read the config file \(path); check its permissions.")
-            }
+            let text = try readConfigText(path)
             do { config = try Config.parse(text, source: path) } catch {
                 throw DaemonStartError(status: .badInput, description: error.description)
             }
@@ -126,6 +130,26 @@ public final class ClockDaemon {
             throw DaemonStartError(status: .badInput, description: "The config file \(path) does not exist; create it (see 'talking-clock config-example') or drop --config.")
         }
         return config.merged(with: options.overrides)
+    }
+
+    /// Config files larger than this are not a config file (and `--config /dev/zero` must not
+    /// read forever).
+    static let maximumConfigSize = 1 << 20
+
+    /// The config file as text: unreadable, oversized and non-UTF-8 files are errors that say which.
+    static func readConfigText(_ path: String) throws(DaemonStartError) -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw DaemonStartError(status: .badInput, description: "Could not read the config file \(path); check its permissions.")
+        }
+        defer { try? handle.close() }
+        let data = [UInt8]((try? handle.read(upToCount: maximumConfigSize + 1)) ?? Data())
+        guard data.count <= maximumConfigSize else {
+            throw DaemonStartError(status: .badInput, description: "The config file \(path) is larger than \(maximumConfigSize) bytes, so it is not a talking-clock config; point --config at the right file (see 'talking-clock config-example').")
+        }
+        if let text = String(validating: data, as: UTF8.self) { return text }
+        let lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
+        let bad = (lines.firstIndex { String(validating: $0, as: UTF8.self) == nil } ?? 0) + 1
+        throw DaemonStartError(status: .badInput, description: "\(path): line \(bad): the file is not UTF-8 text (it may be damaged or not a config file); a config is a TOML text file, see 'talking-clock config-example'.")
     }
 
     /// `$XDG_CONFIG_HOME/talking-clock/config.toml` (default `~/.config`).
@@ -437,6 +461,7 @@ public final class ClockDaemon {
                 return .error("mute state not changed: \(error)")
             }
             scheduler.state = state
+            stateWarning = nil
             logger.info("mute changed", metadata: ["mute": "\(state.mute)"])
             return .ok(state.mute.description(in: zone()))
         case .skip:
@@ -504,6 +529,7 @@ public final class ClockDaemon {
             parts.append("next \(local.rfc3339) \"\(Phrase.forTime(hour: local.hour, minute: local.minute, style: scheduler.config.announcementStyle.phrase).text)\"")
         }
         parts.append("mute \(scheduler.state.mute.resolved(at: Int(options.clock.now())).description(in: z))")
+        if let stateWarning { parts.append("warning: \(stateWarning)") }
         if let last { parts.append("last \(last.result)" + (last.onsetErrorMs.map { String(format: " (onset %+.3f ms)", $0) } ?? "")) }
         parts.append("device \(scheduler.config.device)")
         parts.append("pack \(pack.name)")
@@ -535,6 +561,7 @@ public final class ClockDaemon {
         let mute = scheduler.state.mute.resolved(at: Int(options.clock.now()))
         fields.append("\"muted\":\(mute.isMuted(at: Int(options.clock.now())))")
         fields.append("\"mute\":\(str(mute.description(in: z)))")
+        fields.append("\"state_warning\":\(stateWarning.map(str) ?? "null")")
         if let q = QuietHours.mode(in: scheduler.config.quiet, at: CivilTime.local(Int(options.clock.now()), in: z)) {
             fields.append("\"quiet\":\(str(q.description))")
         } else {

@@ -75,8 +75,13 @@ public final class StateStore {
 
     // MARK: Loading
 
-    /// The saved state. A missing file gives the defaults and no warning. A file that cannot be
-    /// understood gives the defaults and a warning sentence for the log; it is renamed to
+    /// The saved state. A missing file gives the defaults and no warning.
+    ///
+    /// A file that exists but cannot be read or understood never silently unmutes the clock: what
+    /// is still complete in it (`PersistentState.salvage`) is kept, and if the mute cannot be
+    /// recovered the clock starts **muted**, because it cannot tell whether the user had muted
+    /// it; an unexpected silence is fixed with `unmute`, an unexpected announcement cannot be
+    /// taken back. The warning sentence says which; a damaged file is renamed to
     /// `state.json.corrupt-<UTC timestamp>` so that the next save does not destroy the evidence.
     public func load() -> (state: PersistentState, warning: String?) {
         let path = fileURL.path
@@ -84,11 +89,19 @@ public final class StateStore {
         switch readFile(path) {
         case .success(let bytes): data = bytes
         case .failure(let error) where error.code == ENOENT: return (PersistentState(), nil)
-        case .failure(let error):
+        case .failure(let error) where error.code == ENOTDIR:
             return (
                 PersistentState(),
-                "The state file \(path) could not be read (\(error)), so talking-clock starts unmuted and without "
-                    + "its memory of the last announcement; fix its permissions or remove it."
+                "The state file \(path) cannot exist because part of its path is not a directory, so talking-clock "
+                    + "starts unmuted and cannot save mute; move that file away or set XDG_STATE_HOME to another "
+                    + "directory."
+            )
+        case .failure(let error):
+            return (
+                PersistentState(mute: .muted),
+                "The state file \(path) could not be read (\(error)), so talking-clock starts muted: it cannot tell "
+                    + "whether you had muted it. Fix the file's permissions (or remove it), then run "
+                    + "'talking-clock unmute'."
             )
         }
 
@@ -106,15 +119,24 @@ public final class StateStore {
                     ? "it is not valid JSON; it may have been truncated" : "it does not hold a talking-clock state"
             }
         }
-        let start =
-            "The state file \(path) was unreadable (\(reason)), so talking-clock starts unmuted and without "
-            + "its memory of the last announcement"
+        let salvaged: (mute: MuteState?, lastSpokenBoundary: Int?) =
+            data.count > Self.maximumFileSize ? (nil, nil) : PersistentState.salvage(data)
+        let state = PersistentState(mute: salvaged.mute ?? .muted, lastSpokenBoundary: salvaged.lastSpokenBoundary)
+        var start = "The state file \(path) was unreadable (\(reason)), so talking-clock starts "
+        if let mute = salvaged.mute {
+            start += "\(mute), as the readable part of the file says,"
+        } else {
+            start += "muted (it cannot tell whether you had muted it; 'talking-clock unmute' makes it speak again)"
+        }
+        start +=
+            salvaged.lastSpokenBoundary == nil
+            ? " and without its memory of the last announcement" : " and with its memory of the last announcement"
         switch moveAside(path) {
         case .success(let aside):
-            return (PersistentState(), start + "; the file was left in place as \(aside) for inspection.")
+            return (state, start + "; the file was left in place as \(aside) for inspection.")
         case .failure(let error):
             return (
-                PersistentState(),
+                state,
                 start + "; it could not be moved aside (\(error)) "
                     + "and will be replaced at the next save."
             )
