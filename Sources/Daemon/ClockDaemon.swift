@@ -374,7 +374,9 @@ public final class ClockDaemon {
         let result: String
         if let failure = current.session.failure {
             result = "failed: \(failure.description)"
-            logger.error("announcement failed", metadata: ["text": "\(current.text)", "reason": "\(failure.description)"])
+            var meta: Logger.Metadata = ["text": "\(current.text)", "reason": "\(failure.description)"]
+            if let b = current.boundary { meta["boundary"] = "\(CivilTime.local(b, in: zone()).rfc3339)" }
+            logger.error("announcement failed", metadata: meta)
             if options.oneShot { exitStatus = .deviceError }
         } else if interrupted {
             result = "interrupted"

@@ -9,6 +9,7 @@ import Foundation
 public final class DaemonProcess {
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
+        public init(description: String) { self.description = description }
     }
 
     public let process: Process
