@@ -85,6 +85,7 @@ public final class StateStore {
     /// `state.json.corrupt-<UTC timestamp>` so that the next save does not destroy the evidence.
     public func load() -> (state: PersistentState, warning: String?) {
         let path = fileURL.path
+        removeStaleTemporaryFiles()
         let data: [UInt8]
         switch readFile(path) {
         case .success(let bytes): data = bytes
@@ -142,6 +143,22 @@ public final class StateStore {
             )
         }
     }
+
+    /// Removes `.state.json.tmp-<pid>-<n>` files left by a process killed in the middle of `save`
+    /// (between creating its temporary file and renaming it): only those whose process no longer
+    /// exists, so a save in progress elsewhere is never disturbed.
+    private func removeStaleTemporaryFiles() {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        for name in names where name.hasPrefix(Self.temporaryPrefix) {
+            let rest = name.dropFirst(Self.temporaryPrefix.count)
+            guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0, pid != getpid() else {
+                continue
+            }
+            if kill(pid, 0) != 0 && errno == ESRCH { unlink(directory.appendingPathComponent(name).path) }
+        }
+    }
+
+    static let temporaryPrefix = ".state.json.tmp-"
 
     /// Reads at most `maximumFileSize + 1` bytes (enough to tell that a file is too large).
     private func readFile(_ path: String) -> Result<[UInt8], ErrnoCode> {
@@ -258,7 +275,7 @@ public final class StateStore {
     private func createTemporaryFile(in dir: String, path: String) throws(StateStoreError) -> (Int32, String) {
         var attempt = 0
         while true {
-            let temp = "\(dir)/.state.json.tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            let temp = "\(dir)/\(Self.temporaryPrefix)\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
             let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             if fd >= 0 { return (fd, temp) }
             let code = errno

@@ -171,6 +171,24 @@ final class StateStoreTests: XCTestCase {
                 + "'talking-clock unmute'.")
     }
 
+    /// A save killed between creating its temporary file and renaming it leaves the temporary
+    /// file behind; the next load removes those of processes that no longer exist, and only those.
+    func testTemporaryFilesOfKilledSavesAreRemovedAtLoad() throws {
+        let store = StateStore(directory: root)
+        try store.save(PersistentState(mute: .muted))
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/bin/true")
+        try child.run()
+        child.waitUntilExit()  // reaped: its pid names no process now
+        let dead = ".state.json.tmp-\(child.processIdentifier)-123"
+        let alive = ".state.json.tmp-\(getppid())-456"
+        let mine = ".state.json.tmp-\(getpid())-789"
+        let other = ".state.json.tmp-notapid"
+        for name in [dead, alive, mine, other] { try Data("{".utf8).write(to: root.appendingPathComponent(name)) }
+        XCTAssertEqual(store.load().state, PersistentState(mute: .muted))
+        XCTAssertEqual(contents(root), [alive, mine, other, "state.json"].sorted())
+    }
+
     func testSecondCorruptFileInTheSameSecondGetsItsOwnName() throws {
         let file = root.appendingPathComponent("state.json")
         let store = StateStore(directory: root, now: fixedNow)
