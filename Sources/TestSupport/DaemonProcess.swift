@@ -77,14 +77,16 @@ public final class DaemonProcess {
     }
 
     /// Entries in `/proc/PID/fd`.
-    public var openDescriptors: Int {
+    public var openDescriptors: Int { Self.openDescriptors(pid: pid) }
+
+    /// `VmRSS` of `/proc/PID/status`, in kB.
+    public var residentKB: Int { Self.residentKB(pid: pid) }
+
+    public static func openDescriptors(pid: Int32) -> Int {
         ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).count
     }
 
-    /// `VmRSS` of `/proc/PID/status`, in kB.
-    public var residentKB: Int {
-        Self.statusField("VmRSS", pid: pid) ?? 0
-    }
+    public static func residentKB(pid: Int32) -> Int { statusField("VmRSS", pid: pid) ?? 0 }
 
     static func statusField(_ name: String, pid: Int32) -> Int? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
@@ -104,6 +106,39 @@ public final class DaemonProcess {
     public func kill9() {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
+    }
+}
+
+/// Counters shared by the threads of a test (hostile clients, samplers).
+public final class Tally: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [String: Int] = [:]
+
+    public init() {}
+
+    public subscript(key: String) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return values[key, default: 0]
+    }
+
+    public func add(_ key: String, _ n: Int = 1) {
+        lock.lock()
+        values[key, default: 0] += n
+        lock.unlock()
+    }
+
+    public func raise(_ key: String, to value: Int) {
+        lock.lock()
+        values[key] = max(values[key, default: 0], value)
+        lock.unlock()
+    }
+
+    /// Sets `key` only the first time.
+    public func setOnce(_ key: String, _ value: Int) {
+        lock.lock()
+        if values[key] == nil { values[key] = value }
+        lock.unlock()
     }
 }
 
