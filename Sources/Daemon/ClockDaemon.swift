@@ -132,26 +132,6 @@ public final class ClockDaemon {
         return config.merged(with: options.overrides)
     }
 
-    /// Config files larger than this are not a config file (and `--config /dev/zero` must not
-    /// read forever).
-    static let maximumConfigSize = 1 << 20
-
-    /// The config file as text: unreadable, oversized and non-UTF-8 files are errors that say which.
-    static func readConfigText(_ path: String) throws(DaemonStartError) -> String {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw DaemonStartError(status: .badInput, description: "Could not read the config file \(path); check its permissions.")
-        }
-        defer { try? handle.close() }
-        let data = [UInt8]((try? handle.read(upToCount: maximumConfigSize + 1)) ?? Data())
-        guard data.count <= maximumConfigSize else {
-            throw DaemonStartError(status: .badInput, description: "The config file \(path) is larger than \(maximumConfigSize) bytes, so it is not a talking-clock config; point --config at the right file (see 'talking-clock config-example').")
-        }
-        if let text = String(validating: data, as: UTF8.self) { return text }
-        let lines = data.split(separator: 0x0A, omittingEmptySubsequences: false)
-        let bad = (lines.firstIndex { String(validating: $0, as: UTF8.self) == nil } ?? 0) + 1
-        throw DaemonStartError(status: .badInput, description: "\(path): line \(bad): the file is not UTF-8 text (it may be damaged or not a config file); a config is a TOML text file, see 'talking-clock config-example'.")
-    }
-
     /// `$XDG_CONFIG_HOME/talking-clock/config.toml` (default `~/.config`).
     public static func defaultConfigPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
         if let xdg = environment["XDG_CONFIG_HOME"], !xdg.isEmpty { return xdg + "/talking-clock/config.toml" }
@@ -268,11 +248,13 @@ public final class ClockDaemon {
 
     private func rearmAfterDecision(now: Double) {
         armed = nil
-        if driver == .timer && !options.oneShot { armNext(after: now) }
+        // A boundary that passed within the late limit (the step landed just after it) is still spoken.
+        if driver == .timer && !options.oneShot { arm(scheduler.boundaryToArm(after: nil, now: now, in: zone())) }
     }
 
     /// Decides about `boundary` and, if it is to be spoken, starts playing it anchored on it.
     private func announce(_ boundary: Int) {
+        _ = cutIfStale()  // a stale announcement must not make this boundary "busy"
         let now = options.clock.now()
         let zone = zone()
         let decision = scheduler.decide(boundary: boundary, now: now, in: zone, busy: playing != nil)
@@ -290,7 +272,8 @@ public final class ClockDaemon {
         case .speak(_, let local, let style, let gain):
             start(boundary: boundary, local: local, style: style, gain: gain)
         }
-        if driver == .timer && !options.oneShot { armNext(after: max(now, Double(boundary))) }
+        // After a stale skip (a resume), a later boundary that passed within the late limit is next.
+        if driver == .timer && !options.oneShot { arm(scheduler.boundaryToArm(after: boundary, now: now, in: zone)) }
     }
 
     private func start(boundary: Int?, local: LocalDateTime, style: AnnouncementStyle, gain: Float) {
@@ -351,8 +334,21 @@ public final class ClockDaemon {
         }
     }
 
+    /// Cuts the announcement playing if the machine slept, or the clock was stepped forward, while
+    /// it waited for its boundary or played: it would start more than late-limit late, or what is
+    /// left of it would say a time that has passed. Returns whether it cut.
+    private func cutIfStale() -> Bool {
+        guard let current = playing, let anchor = current.anchorReal else { return false }
+        let slack = max(scheduler.config.lateLimit / options.clock.rate, 1)
+        let sound = current.session.anchorPlayed ? Self.soundAfterAnchor(current.session.timeline) : 0
+        guard WallClock.now() > anchor + sound + slack else { return false }
+        current.session.cancel()
+        finishPlayback(interrupted: true, staleCut: true)
+        return true
+    }
+
     private func pumpPlayback() {
-        guard let current = playing else { return }
+        guard let current = playing, !cutIfStale() else { return }
         switch current.session.pump() {
         case .wait(let timeout):
             if let timeout { playbackTimer.arm(after: max(0.0005, timeout)) }
@@ -361,7 +357,12 @@ public final class ClockDaemon {
         }
     }
 
-    private func finishPlayback(interrupted: Bool) {
+    /// Seconds of sound from the anchor to the end of the timeline.
+    static func soundAfterAnchor(_ timeline: Timeline) -> Double {
+        Double((timeline.items.map(\.end).max() ?? 0) - timeline.anchorFrame) / Double(timeline.format.sampleRate)
+    }
+
+    private func finishPlayback(interrupted: Bool, staleCut: Bool = false) {
         guard let current = playing else { return }
         playing = nil
         playbackTimer.disarm()
@@ -378,6 +379,11 @@ public final class ClockDaemon {
             if let b = current.boundary { meta["boundary"] = "\(CivilTime.local(b, in: zone()).rfc3339)" }
             logger.error("announcement failed", metadata: meta)
             if options.oneShot { exitStatus = .deviceError }
+        } else if staleCut {
+            result = "cut: stale"
+            var meta: Logger.Metadata = ["text": "\(current.text)", "reason": "stale: the clock moved past it (suspend or clock step)"]
+            if let b = current.boundary { meta["boundary"] = "\(CivilTime.local(b, in: zone()).rfc3339)" }
+            logger.warning("announcement cut", metadata: meta)
         } else if interrupted {
             result = "interrupted"
             logger.info("announcement cut", metadata: ["text": "\(current.text)"])
@@ -465,6 +471,11 @@ public final class ClockDaemon {
             scheduler.state = state
             stateWarning = nil
             logger.info("mute changed", metadata: ["mute": "\(state.mute)"])
+            if let current = playing, let b = current.boundary, state.mute.isMuted(at: b) {
+                // Muted while its announcement waits for the boundary or plays: silence now.
+                current.session.cancel()
+                finishPlayback(interrupted: true)
+            }
             return .ok(state.mute.description(in: zone()))
         case .skip:
             if let current = playing {

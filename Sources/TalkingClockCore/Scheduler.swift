@@ -110,4 +110,13 @@ public struct AnnouncementScheduler: Hashable, Sendable {
     public mutating func recordSkipped(_ decision: Decision) {
         if case .skip(_, _, .skipRequested) = decision { skipNext = false }
     }
+
+    /// The boundary to wait for next, deciding at `now`: the first one not yet spoken that comes
+    /// after `handled` (the boundary just spoken or skipped, if any) and passed less than
+    /// `late-limit` ago. After a wake-up long after `handled` (a resume, a forward clock step),
+    /// a boundary that passed within the late limit is therefore still spoken, late, while the
+    /// ones before it are left out; otherwise it is simply the next boundary.
+    public func boundaryToArm(after handled: Int?, now: Double, in zone: TimeZone) -> Int {
+        nextBoundary(after: max(now - config.lateLimit, handled.map(Double.init) ?? -Double.infinity), in: zone)
+    }
 }

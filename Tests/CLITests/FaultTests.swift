@@ -204,6 +204,35 @@ final class FaultTests: XCTestCase {
         XCTAssertTrue(try d.request("status").contains("last spoke"))
     }
 
+    /// `mute` while an announcement waits for its boundary (the device is open and fed silence)
+    /// or while it speaks cuts it: nothing more is heard, and the next boundary after `unmute`
+    /// plays.
+    func testMuteWhileAnAnnouncementWaitsOrSpeaksCutsIt() throws {
+        let env = try privatePulse()
+        try writePack(clipSeconds: 0.4)
+        let d = try start(device: "pulse", environment: env)
+        func waitUntilPlaying() throws {
+            let deadline = Date().addingTimeInterval(8)
+            while !(try d.request("status json")).contains(#""playing":true"#) {
+                guard Date() < deadline else { throw DaemonProcess.Failure(description: "never played: \(d.log)") }
+                usleep(10_000)
+            }
+        }
+        try waitUntilPlaying()  // 10:15: woken 1 s early, feeding silence
+        XCTAssertEqual(try d.request("mute"), "ok muted")
+        XCTAssertTrue(try d.request("status json").contains(#""playing":false"#))
+        XCTAssertTrue(d.log.contains(#"<6>announcement cut text="ten fifteen AM""#), d.log)
+        XCTAssertEqual(try d.request("unmute"), "ok unmuted")
+
+        try waitUntilPlaying()  // 10:30
+        usleep(1_300_000)  // past the boundary: speaking "ten thirty AM" (1.2 s)
+        XCTAssertEqual(try d.request("mute"), "ok muted")
+        XCTAssertTrue(d.log.contains(#"<6>announcement cut text="ten thirty AM""#), d.log)
+        XCTAssertEqual(try d.request("unmute"), "ok unmuted")
+        XCTAssertTrue(d.waitForLog("<6>spoke boundary=\(stamp(2))", timeout: 8), d.log)
+        XCTAssertEqual(d.logLines(containing: "<6>spoke ").count, 1, "only 10:45 was spoken in full: \(d.log)")
+    }
+
     // MARK: - The pack
 
     /// A clip replaced by garbage, another deleted: `reload` refuses with the reason each time and
