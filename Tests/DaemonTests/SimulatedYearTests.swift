@@ -186,7 +186,10 @@ final class YearSimulation {
 
     // MARK: Running
 
+    private(set) var rssAtStart = 0
+
     func run() {
+        rssAtStart = DaemonProcessMemory.selfResidentKB()
         daemon.run()
         scheduleNextEvent()
         var nextSample = start + 86_400
@@ -509,12 +512,20 @@ final class YearSimulation {
     }
 
     /// Half the time, stretches a jump of `d` seconds so that it lands within seconds of a
-    /// boundary (just before it, or just after it, on either side of the late limit).
+    /// boundary (just before it, or just after it, on either side of the late limit). A jump
+    /// never skips a calm DST night: it lands before it instead.
     private func landingNearABoundary(after d: Double) -> Double {
-        guard below(2) == 0 else { return d }
-        count.add("jumps landing near a boundary")
-        let target = floor((wall + d) / 900) * 900 + uniform(-2, 2 * lateLimit)
-        return max(0.2, target - wall)
+        var d = d
+        if below(2) == 0 {
+            count.add("jumps landing near a boundary")
+            let target = floor((wall + d) / 900) * 900 + uniform(-2, 2 * lateLimit)
+            d = max(0.2, target - wall)
+        }
+        if let transition = Self.zone(Self.home).nextDaylightSavingTimeTransition(after: Date(timeIntervalSince1970: wall)) {
+            let calmStart = transition.timeIntervalSince1970 - 7200 + 300
+            if wall < calmStart - 600, wall + d > calmStart - 600 { d = calmStart - 600 - wall + uniform(-2, 2 * lateLimit) }
+        }
+        return max(0.2, d)
     }
 
     private var suspendStartWall = 0.0
@@ -539,7 +550,7 @@ final class YearSimulation {
         case 4..<8: size = uniform(60, 3600)
         default: size = uniform(3600, forward ? 12 * 3600 : 6 * 3600)
         }
-        size = forward ? landingNearABoundary(after: size) : size
+        if forward { size = landingNearABoundary(after: size) }
         let from = wall
         offset += forward ? size : -size
         trace("stepped \(forward ? "forward" : "back") \(size) s from \(CivilTime.utcString(Int(from)))")
@@ -676,18 +687,23 @@ final class YearSimulation {
         for k in keys { lines.append("  \(k): \(count[k])") }
         lines.append("  violations: \(violations.count)")
         for v in violations.prefix(20) { lines.append("    \(v)") }
-        var usage = rusage()
-        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-        lines.append("  peak RSS of the test process: \(usage.ru_maxrss) kB; RSS after the first week: \(rssSamples.dropFirst(7).first ?? 0) kB, at the end: \(rssSamples.last ?? 0) kB (growth \(memoryGrowthKB) kB)")
+        let sampled = rssSamples.dropFirst(7)
+        lines.append(
+            "  RSS of the test process: \(rssAtStart) kB when the simulation started, \(sampled.first ?? 0) kB after the "
+                + "first week, at most \(sampled.max() ?? 0) kB in the daily samples after it, \(rssSamples.last ?? 0) kB at "
+                + "the end (growth \(memoryGrowthKB) kB); peak (VmHWM) \(DaemonProcessMemory.selfKB("VmHWM")) kB")
         lines.append("  took \(String(format: "%.1f", seconds)) s")
-        return lines.joined(separator: "\n")
+        return lines.joined(separator: "\n") + "\n"
     }
 }
 
 enum DaemonProcessMemory {
-    static func selfResidentKB() -> Int {
+    static func selfResidentKB() -> Int { selfKB("VmRSS") }
+
+    /// A kB field of /proc/self/status (VmRSS, VmHWM: not inherited across exec, unlike ru_maxrss).
+    static func selfKB(_ field: String) -> Int {
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-        for line in text.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+        for line in text.split(separator: "\n") where line.hasPrefix(field + ":") {
             return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
         }
         return 0
