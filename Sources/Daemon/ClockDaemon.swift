@@ -79,6 +79,9 @@ public final class ClockDaemon {
     /// hour with the unit's 70 min), so an external-driver daemon with no boundary timer is not
     /// killed. Boundary wake-ups ping too.
     private let watchdogTimer: TimerFD
+    /// Wakes the loop when /etc/localtime or /etc/timezone is replaced (nil if it cannot watch).
+    private let zoneWatcher: ZoneWatcher?
+    private var lastZone = ""
     private var armed: Int?
     private var playing: Playing?
     private var last: LastAnnouncement?
@@ -103,6 +106,7 @@ public final class ClockDaemon {
             playbackTimer = try TimerFD(realtime: false)
             signals = try SignalFD(signals: [SIGTERM, SIGINT, SIGHUP])
             watchdogTimer = try TimerFD(realtime: false)
+            zoneWatcher = try? ZoneWatcher()
         } catch {
             throw DaemonStartError(status: .internalError, description: error.description)
         }
@@ -170,6 +174,11 @@ public final class ClockDaemon {
                 self.pumpPlayback()
             }
             try loop.watch(signals.fd, events: UInt32(EPOLLIN.rawValue)) { [unowned self] _ in self.handleSignals() }
+            if let zoneWatcher {
+                try loop.watch(zoneWatcher.fd, events: UInt32(EPOLLIN.rawValue)) { [unowned self] _ in
+                    if zoneWatcher.read() { self.zoneMayHaveChanged() }
+                }
+            }
             if let interval = notifier.watchdogInterval {
                 try loop.watch(watchdogTimer.fd, events: UInt32(EPOLLIN.rawValue)) { [unowned self] _ in
                     _ = self.watchdogTimer.read()
@@ -199,6 +208,7 @@ public final class ClockDaemon {
         } else if driver == .timer {
             armNext(after: options.clock.now())
         }
+        lastZone = zone().identifier
         notifier.send("READY=1\nSTATUS=\(statusLine())")
         loop.run()
         notifier.send("STOPPING=1")
@@ -246,6 +256,16 @@ public final class ClockDaemon {
         announce(boundary)
     }
 
+    /// The system zone setting was replaced: if the zone in effect is now another, the boundary
+    /// waited for may not be one any more and an earlier one may come first, so re-arm at once.
+    private func zoneMayHaveChanged() {
+        let z = zone()
+        guard z.identifier != lastZone else { return }
+        logger.notice("zone changed", metadata: ["from": "\(lastZone)", "to": "\(z.identifier)"])
+        lastZone = z.identifier
+        if driver == .timer && !options.oneShot { arm(scheduler.boundaryToArm(after: nil, now: options.clock.now(), in: z)) }
+    }
+
     private func rearmAfterDecision(now: Double) {
         armed = nil
         // A boundary that passed within the late limit (the step landed just after it) is still spoken.
@@ -257,6 +277,20 @@ public final class ClockDaemon {
         _ = cutIfStale()  // a stale announcement must not make this boundary "busy"
         let now = options.clock.now()
         let zone = zone()
+        if !BoundarySchedule.isBoundary(boundary, in: zone, interval: scheduler.config.interval) {
+            // Armed in another zone (it changed while we waited, and no watch saw it): in this
+            // zone it is no boundary at all.
+            logger.notice("skipped", metadata: ["boundary": "\(CivilTime.local(boundary, in: zone).rfc3339)", "reason": "zone-changed"])
+            armed = nil
+            lastZone = zone.identifier
+            if options.oneShot {
+                exitStatus = .stale
+                loop.stop()
+            } else if driver == .timer {
+                arm(scheduler.boundaryToArm(after: nil, now: now, in: zone))
+            }
+            return
+        }
         let decision = scheduler.decide(boundary: boundary, now: now, in: zone, busy: playing != nil)
         armed = nil
         switch decision {
@@ -526,7 +560,8 @@ public final class ClockDaemon {
             scheduler.config = config
             pack = newPack
             logger.info("reloaded", metadata: ["pack": "\(pack.name)", "device": "\(config.device)"])
-            if driver == .timer && playing == nil && !options.oneShot { armNext(after: options.clock.now()) }
+            // Also while playing: the boundary armed then may not be one in the new zone or interval.
+            if driver == .timer && !options.oneShot { arm(scheduler.boundaryToArm(after: nil, now: options.clock.now(), in: zone())) }
             return .ok("reloaded")
         } catch {
             logger.error("reload refused", metadata: ["reason": "\(error.description)"])

@@ -20,15 +20,27 @@ public final class DaemonProcess {
 
     /// Starts `talking-clock ARGUMENTS --socket SOCKET` and waits (up to `timeout`) until it answers
     /// `status`; throws with its log if it exits first.
+    ///
+    /// - Parameters:
+    ///   - launcher: a command that execs the rest of its arguments (e.g. `unshare -m wrapper`),
+    ///     so the daemon keeps the launcher's pid.
+    ///   - unset: environment variables to remove (e.g. `TZ`).
     public init(
-        _ arguments: [String], socket: String, environment: [String: String] = [:], logURL: URL, timeout: Double = 20
+        _ arguments: [String], socket: String, environment: [String: String] = [:], unset: [String] = [],
+        launcher: [String] = [], logURL: URL, timeout: Double = 20
     ) throws {
         self.socket = socket
         self.logURL = logURL
         process = Process()
-        process.executableURL = BinaryRunner.binary
-        process.arguments = arguments + ["--socket", socket]
+        if let first = launcher.first {
+            process.executableURL = URL(fileURLWithPath: first)
+            process.arguments = Array(launcher.dropFirst()) + [BinaryRunner.binary.path] + arguments + ["--socket", socket]
+        } else {
+            process.executableURL = BinaryRunner.binary
+            process.arguments = arguments + ["--socket", socket]
+        }
         var env = ProcessInfo.processInfo.environment
+        for k in unset { env.removeValue(forKey: k) }
         for (k, v) in environment { env[k] = v }
         process.environment = env
         FileManager.default.createFile(atPath: logURL.path, contents: nil)

@@ -763,8 +763,16 @@ final class SimulatedDaemon {
         world.sessionEnded()
     }
 
-    /// The zone is re-resolved at every use (`zone()`); nothing else reacts to a change.
-    func systemZoneChanged() {}
+    /// `zoneMayHaveChanged()` (the /etc watch): re-arm in the new zone. With quarter-hour
+    /// boundaries every current zone has the same instants, so this re-arms the same boundary;
+    /// the words follow the zone because it is re-resolved at every decision.
+    func systemZoneChanged() {
+        guard zone().identifier != lastZone else { return }
+        lastZone = zone().identifier
+        arm(scheduler.boundaryToArm(after: nil, now: now, in: zone()))
+    }
+
+    private var lastZone = YearSimulation.home
 
     private func armNext(after t: Double) {
         arm(scheduler.nextBoundary(after: t, in: zone()))
@@ -803,6 +811,11 @@ final class SimulatedDaemon {
         _ = cutIfStale()
         let now = self.now
         let zone = zone()
+        if !BoundarySchedule.isBoundary(boundary, in: zone, interval: scheduler.config.interval) {
+            world.fail("armed a boundary that is none in \(zone.identifier): \(CivilTime.utcString(boundary))")
+            armed = nil
+            return arm(scheduler.boundaryToArm(after: nil, now: now, in: zone))
+        }
         let decision = scheduler.decide(boundary: boundary, now: now, in: zone, busy: playing != nil)
         world.trace("daemon decides \(CivilTime.utcString(boundary)): \(decision)")
         armed = nil

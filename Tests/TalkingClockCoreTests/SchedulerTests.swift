@@ -29,4 +29,28 @@ final class SchedulerTests: XCTestCase {
                 scheduler(lastSpoken: c.lastSpoken).boundaryToArm(after: c.handled, now: c.now, in: utc), c.expected, c.why)
         }
     }
+
+    /// A boundary just decided is not decided again when something makes the daemon re-arm
+    /// within the late limit: a `skip` stays a skip.
+    func testABoundaryJustDecidedIsNotDecidedAgain() {
+        var s = scheduler()
+        s.skipNext = true
+        let decision = s.decide(boundary: b, now: Double(b) - 1, in: utc)
+        XCTAssertEqual(decision, .skip(boundary: b, local: CivilTime.local(b, in: utc), reason: .skipRequested))
+        s.recordSkipped(decision)
+        // A clock step of +2 s just after it: without the record, b (2 s ago) would be armed again.
+        XCTAssertEqual(s.boundaryToArm(after: nil, now: Double(b) + 2, in: utc), b + 900)
+        XCTAssertEqual(s.boundaryToArm(after: nil, now: Double(b) - 0.5, in: utc), b + 900, "a step back into its lead second")
+        // An hour later the record no longer matters (a backward step then replays on time).
+        XCTAssertEqual(s.boundaryToArm(after: nil, now: Double(b) + 3602, in: utc), b + 3600)
+    }
+
+    func testAStaleSkipIsNoVerdict() {
+        var s = scheduler()
+        let decision = s.decide(boundary: b, now: Double(b) + 1800, in: utc)  // woke half an hour late
+        XCTAssertEqual(decision, .skip(boundary: b, local: CivilTime.local(b, in: utc), reason: .stale))
+        s.recordSkipped(decision)
+        // The clock is stepped back to 3 s after it: now it is only 3 s late.
+        XCTAssertEqual(s.boundaryToArm(after: nil, now: Double(b) + 3, in: utc), b)
+    }
 }
