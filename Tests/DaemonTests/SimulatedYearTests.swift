@@ -692,6 +692,9 @@ final class YearSimulation {
             "  RSS of the test process: \(rssAtStart) kB when the simulation started, \(sampled.first ?? 0) kB after the "
                 + "first week, at most \(sampled.max() ?? 0) kB in the daily samples after it, \(rssSamples.last ?? 0) kB at "
                 + "the end (growth \(memoryGrowthKB) kB); peak (VmHWM) \(DaemonProcessMemory.selfKB("VmHWM")) kB")
+        if ProcessInfo.processInfo.environment["TALKING_CLOCK_SIM_RSS"] != nil {
+            lines.append("  daily RSS samples (kB): \(rssSamples.map(String.init).joined(separator: " "))")
+        }
         lines.append("  took \(String(format: "%.1f", seconds)) s")
         return lines.joined(separator: "\n") + "\n"
     }
