@@ -34,7 +34,8 @@ public final class DaemonProcess {
         process = Process()
         if let first = launcher.first {
             process.executableURL = URL(fileURLWithPath: first)
-            process.arguments = Array(launcher.dropFirst()) + [BinaryRunner.binary.path] + arguments + ["--socket", socket]
+            process.arguments =
+                Array(launcher.dropFirst()) + [BinaryRunner.binary.path] + arguments + ["--socket", socket]
         } else {
             process.executableURL = BinaryRunner.binary
             process.arguments = arguments + ["--socket", socket]
@@ -175,7 +176,8 @@ public enum SocketClient {
             close(fd)
             throw DaemonProcess.Failure(description: "connect \(path): \(String(cString: strerror(code)))")
         }
-        var tv = timeval(tv_sec: Int(receiveTimeout), tv_usec: Int((receiveTimeout - receiveTimeout.rounded(.down)) * 1e6))
+        var tv = timeval(
+            tv_sec: Int(receiveTimeout), tv_usec: Int((receiveTimeout - receiveTimeout.rounded(.down)) * 1e6))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         return fd
     }
@@ -211,7 +213,8 @@ public enum SocketClient {
         send(fd, Array((line + "\n").utf8))
         let reply = receive(fd)
         guard reply.hasSuffix("\n") else {
-            throw DaemonProcess.Failure(description: "no reply to \(line.debugDescription) (got \(reply.debugDescription))")
+            throw DaemonProcess.Failure(
+                description: "no reply to \(line.debugDescription) (got \(reply.debugDescription))")
         }
         return String(reply.dropLast())
     }

@@ -44,7 +44,9 @@ final class FaultTests: XCTestCase {
 
     /// A private PulseAudio for this test; returns the environment its clients need.
     func privatePulse() throws -> [String: String] {
-        guard AudioHarness.isAvailable else { throw XCTSkip("PulseAudio not installed: run scripts/install-deps --test") }
+        guard AudioHarness.isAvailable else {
+            throw XCTSkip("PulseAudio not installed: run scripts/install-deps --test")
+        }
         let path = "/tmp/tc-pa-\(getpid())-\(UUID().uuidString.prefix(8))"
         pulseDir = path
         return try AudioHarness.pulseUp(dir: path)
@@ -61,7 +63,8 @@ final class FaultTests: XCTestCase {
     var configFile: URL { dir.appendingPathComponent("cfg/talking-clock/config.toml") }
 
     func writeConfig(_ text: String) throws {
-        try FileManager.default.createDirectory(at: configFile.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: configFile.deletingLastPathComponent(), withIntermediateDirectories: true)
         try text.write(to: configFile, atomically: true, encoding: .utf8)
     }
 
@@ -76,7 +79,9 @@ final class FaultTests: XCTestCase {
         args += ["--state-dir", stateDir ?? dir.appendingPathComponent("state").path] + extra
         var env = environment
         env["XDG_CONFIG_HOME"] = dir.appendingPathComponent("cfg").path
-        let d = try DaemonProcess(args, socket: dir.appendingPathComponent("run/control.sock").path, environment: env, logURL: dir.appendingPathComponent("daemon.log"))
+        let d = try DaemonProcess(
+            args, socket: dir.appendingPathComponent("run/control.sock").path, environment: env,
+            logURL: dir.appendingPathComponent("daemon.log"))
         daemon = d
         return d
     }
@@ -135,7 +140,9 @@ final class FaultTests: XCTestCase {
         XCTAssertTrue(d.waitForLog("announcement failed boundary=\(stamp(0))", timeout: 10), d.log)
         let line = try XCTUnwrap(failedLine(d, 0))
         XCTAssertTrue(line.contains(#"Could not open ALSA device "pulse": Device or resource busy"#), line)
-        XCTAssertTrue(line.contains("Another program is using it: use a shared device such as 'default', or stop the other program."), line)
+        XCTAssertTrue(
+            line.contains(
+                "Another program is using it: use a shared device such as 'default', or stop the other program."), line)
         XCTAssertTrue(try d.request("status").contains("last failed: Could not open ALSA device"))
 
         try FileManager.default.removeItem(at: flag)  // the other program lets go
@@ -181,7 +188,9 @@ final class FaultTests: XCTestCase {
         let env = try privatePulse()
         try writePack(clipSeconds: 0.4)  // "ten fifteen AM": 1.2 s of sound
         let started = Date()
-        let d = try start(device: "pulse", environment: env, clock: ["--fake-clock", CivilTime.utcString(Int(boundary(0)) - 300), "--clock-rate", "150"])
+        let d = try start(
+            device: "pulse", environment: env,
+            clock: ["--fake-clock", CivilTime.utcString(Int(boundary(0)) - 300), "--clock-rate", "150"])
         // 10:15 plays from 2 s after start until about 3.2 s; stop the server 0.5 s into it.
         let stopAt = started.addingTimeInterval(2.5)
         usleep(useconds_t(max(0, stopAt.timeIntervalSinceNow) * 1e6))
@@ -191,7 +200,8 @@ final class FaultTests: XCTestCase {
         let line = try XCTUnwrap(d.logLines(containing: "<3>announcement failed").first)
         XCTAssertTrue(line.contains("boundary=\(stamp(0))"), line)
         XCTAssertTrue(line.contains(#"text="ten fifteen AM""#), line)
-        XCTAssertTrue(line.contains(#"ALSA device "pulse" failed while playing"#), "failed mid-play, not at open: \(line)")
+        XCTAssertTrue(
+            line.contains(#"ALSA device "pulse" failed while playing"#), "failed mid-play, not at open: \(line)")
         XCTAssertTrue(d.isRunning)
         XCTAssertTrue(try d.request("status").contains(#"last failed: ALSA device "pulse" failed while playing"#))
 
@@ -251,19 +261,29 @@ final class FaultTests: XCTestCase {
         let am = try Data(contentsOf: pack.appendingPathComponent("am.wav"))
         try Data("RIFF, but not really: garbage".utf8).write(to: pack.appendingPathComponent("thirty.wav"))
         let garbage = try d.request("reload")
-        XCTAssertTrue(garbage.hasPrefix("error reload refused, the previous configuration and pack stay: Clip 'thirty' (\(pack.path)/thirty.wav) cannot be decoded"), garbage)
+        XCTAssertTrue(
+            garbage.hasPrefix(
+                "error reload refused, the previous configuration and pack stay: Clip 'thirty' (\(pack.path)/thirty.wav) cannot be decoded"
+            ), garbage)
         try FileManager.default.removeItem(at: pack.appendingPathComponent("am.wav"))
         let deleted = try d.request("reload")
-        XCTAssertTrue(deleted.hasPrefix("error reload refused, the previous configuration and pack stay: Clip 'am' is missing from sound pack directory"), deleted)
+        XCTAssertTrue(
+            deleted.hasPrefix(
+                "error reload refused, the previous configuration and pack stay: Clip 'am' is missing from sound pack directory"
+            ), deleted)
         XCTAssertEqual(d.logLines(containing: "<3>reload refused").count, 2)
 
         XCTAssertTrue(d.waitForLog("<6>spoke boundary=\(stamp(1))", timeout: 10), d.log)
-        XCTAssertTrue(d.logLines(containing: "<6>spoke boundary=\(stamp(1))").first?.contains(#"text="ten thirty AM""#) ?? false, d.log)
+        XCTAssertTrue(
+            d.logLines(containing: "<6>spoke boundary=\(stamp(1))").first?.contains(#"text="ten thirty AM""#) ?? false,
+            d.log)
         // The file holds what was written for 10:30 until 10:45 opens the device again (3 s later).
         let written = try readWAVSamples(recording)
         let firstSound = try XCTUnwrap(written.firstIndex { $0 != 0 }, "nothing but silence was written")
         let expected = ["ten", "thirty", "am"].flatMap { clips[$0]! }
-        XCTAssertEqual(Array(written[firstSound..<min(written.count, firstSound + expected.count)]), expected, "every sample of every clip")
+        XCTAssertEqual(
+            Array(written[firstSound..<min(written.count, firstSound + expected.count)]), expected,
+            "every sample of every clip")
         XCTAssertTrue(written[(firstSound + expected.count)...].allSatisfy { $0 == 0 }, "then only silence")
 
         try thirty.write(to: pack.appendingPathComponent("thirty.wav"))
@@ -277,10 +297,14 @@ final class FaultTests: XCTestCase {
         var offset = 12
         while offset + 8 <= bytes.count {
             let id = String(decoding: bytes[offset..<(offset + 4)], as: UTF8.self)
-            let size = Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8 | Int(bytes[offset + 6]) << 16 | Int(bytes[offset + 7]) << 24
+            let size =
+                Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8 | Int(bytes[offset + 6]) << 16 | Int(
+                    bytes[offset + 7]) << 24
             if id == "data" {
                 let end = size == 0 ? bytes.count : min(bytes.count, offset + 8 + size)
-                return stride(from: offset + 8, to: end - 1, by: 2).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
+                return stride(from: offset + 8, to: end - 1, by: 2).map {
+                    Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8)
+                }
             }
             offset += 8 + size + (size & 1)
         }
@@ -293,20 +317,28 @@ final class FaultTests: XCTestCase {
     /// reload (socket or SIGHUP) they are refused and the running configuration stays.
     func testGarbageOrTruncatedConfigIsAClearErrorAndReloadKeepsTheOldOne() throws {
         try writePack()
-        let common = ["run", "--pack", dir.appendingPathComponent("pack").path, "--device", "null", "--driver", "external",
-                      "--state-dir", dir.appendingPathComponent("state").path, "--socket", dir.appendingPathComponent("x.sock").path]
+        let common = [
+            "run", "--pack", dir.appendingPathComponent("pack").path, "--device", "null", "--driver", "external",
+            "--state-dir", dir.appendingPathComponent("state").path, "--socket",
+            dir.appendingPathComponent("x.sock").path,
+        ]
         let env = ["XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path]
         let path = configFile.path
         let cases: [(why: String, bytes: [UInt8], message: String)] = [
-            ("truncated string", Array("volume = 80\ndevice = \"pul".utf8),
-             "talking-clock: \(path): line 2, column 10: the string that starts here is not closed on its line"),
+            (
+                "truncated string", Array("volume = 80\ndevice = \"pul".utf8),
+                "talking-clock: \(path): line 2, column 10: the string that starts here is not closed on its line"
+            ),
             ("truncated table", Array("[[quiet]]\nfrom = \"22:00\"\nto = ".utf8), "talking-clock: \(path): line 3"),
-            ("binary", [0x7F, 0x45, 0x4C, 0x46, 0x02, 0x01, 0x01, 0x00, 0xFF, 0xFE, 0x0A, 0x00],
-             "talking-clock: \(path): line 1: the file is not UTF-8 text (it may be damaged or not a config file)"),
+            (
+                "binary", [0x7F, 0x45, 0x4C, 0x46, 0x02, 0x01, 0x01, 0x00, 0xFF, 0xFE, 0x0A, 0x00],
+                "talking-clock: \(path): line 1: the file is not UTF-8 text (it may be damaged or not a config file)"
+            ),
             ("text garbage", Array("Lorem ipsum dolor sit amet\n".utf8), "talking-clock: \(path): line 1"),
         ]
         for c in cases {
-            try FileManager.default.createDirectory(at: configFile.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: configFile.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(c.bytes).write(to: configFile)
             let r = try BinaryRunner.run(common, environment: env, timeout: 20)
             XCTAssertEqual(r.status, ExitStatus.badInput.rawValue, "\(c.why): \(r.stderr)")
@@ -318,7 +350,9 @@ final class FaultTests: XCTestCase {
         for c in cases {
             try Data(c.bytes).write(to: configFile)
             let reply = try d.request("reload")
-            XCTAssertTrue(reply.hasPrefix("error reload refused, the previous configuration and pack stay: "), "\(c.why): \(reply)")
+            XCTAssertTrue(
+                reply.hasPrefix("error reload refused, the previous configuration and pack stay: "),
+                "\(c.why): \(reply)")
             XCTAssertTrue(reply.contains(": line "), "\(c.why): \(reply)")
         }
         kill(d.pid, SIGHUP)
@@ -335,25 +369,33 @@ final class FaultTests: XCTestCase {
         try writePack()
         let state = dir.appendingPathComponent("state")
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
-        let full = "{\n  \"last-spoken-boundary\" : 1782900000,\n  \"mute\" : {\n    \"state\" : \"muted-until\",\n    \"until\" : 1893456000\n  }\n}\n"
+        let full =
+            "{\n  \"last-spoken-boundary\" : 1782900000,\n  \"mute\" : {\n    \"state\" : \"muted-until\",\n    \"until\" : 1893456000\n  }\n}\n"
         try Data(full.utf8.dropLast(20)).write(to: state.appendingPathComponent("state.json"))
         let d = try start(device: "null", clock: [], extra: ["--driver", "external"])
         let status = try d.request("status")
-        XCTAssertTrue(status.contains("mute muted; warning: The state file \(state.path)/state.json was unreadable (it is not valid JSON; it may have been truncated), so talking-clock starts muted"), status)
+        XCTAssertTrue(
+            status.contains(
+                "mute muted; warning: The state file \(state.path)/state.json was unreadable (it is not valid JSON; it may have been truncated), so talking-clock starts muted"
+            ), status)
         XCTAssertTrue(d.log.contains("<4>state file unreadable"), d.log)
-        let aside = try FileManager.default.contentsOfDirectory(atPath: state.path).filter { $0.hasPrefix("state.json.corrupt-") }
+        let aside = try FileManager.default.contentsOfDirectory(atPath: state.path).filter {
+            $0.hasPrefix("state.json.corrupt-")
+        }
         XCTAssertEqual(aside.count, 1, "the damaged file is kept")
         XCTAssertEqual(try d.request("unmute"), "ok unmuted")
         XCTAssertFalse(try d.request("status").contains("warning"))
         let saved = try String(contentsOf: state.appendingPathComponent("state.json"), encoding: .utf8)
-        XCTAssertTrue(saved.contains("\"last-spoken-boundary\" : 1782900000"), "the salvaged boundary is kept: \(saved)")
+        XCTAssertTrue(
+            saved.contains("\"last-spoken-boundary\" : 1782900000"), "the salvaged boundary is kept: \(saved)")
     }
 
     /// Mounts a tmpfs of `size` at `path` (root with CAP_SYS_ADMIN), or skips saying why.
     func mountTmpfs(_ path: String, size: String) throws {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         guard mount("tmpfs", path, "tmpfs", 0, "size=\(size),mode=0700") == 0 else {
-            throw XCTSkip("cannot mount a tmpfs at \(path) (\(String(cString: strerror(errno)))): needs root with CAP_SYS_ADMIN")
+            throw XCTSkip(
+                "cannot mount a tmpfs at \(path) (\(String(cString: strerror(errno)))): needs root with CAP_SYS_ADMIN")
         }
         mounted.append(path)
     }
@@ -375,7 +417,9 @@ final class FaultTests: XCTestCase {
         let stateDir = fs + "/talking-clock"
         let stateFile = stateDir + "/state.json"
         // 10:15 is 3 s after start (its wake-up 2 s after): enough to make the file system read-only first.
-        let d = try start(device: "pulse", environment: env, stateDir: stateDir, clock: ["--fake-clock", CivilTime.utcString(Int(boundary(0)) - 900), "--clock-rate", "300"])
+        let d = try start(
+            device: "pulse", environment: env, stateDir: stateDir,
+            clock: ["--fake-clock", CivilTime.utcString(Int(boundary(0)) - 900), "--clock-rate", "300"])
         XCTAssertEqual(try d.request("unmute"), "ok unmuted")
         let before = try Data(contentsOf: URL(fileURLWithPath: stateFile))
 
@@ -391,7 +435,8 @@ final class FaultTests: XCTestCase {
         XCTAssertTrue(cli.stderr.hasPrefix("talking-clock: mute state not changed: Could not save"), cli.stderr)
         XCTAssertTrue(try d.request("status").contains("mute unmuted"), "the mute in effect is the one on disk")
         XCTAssertTrue(d.waitForLog("<6>spoke boundary=\(stamp(0))", timeout: 10), d.log)
-        XCTAssertTrue(d.log.contains("<3>state not saved"), "the at-most-once record could not be saved, and says so: \(d.log)")
+        XCTAssertTrue(
+            d.log.contains("<3>state not saved"), "the at-most-once record could not be saved, and says so: \(d.log)")
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: stateFile)), before)
 
         remount(fs, readOnly: false)
@@ -403,10 +448,18 @@ final class FaultTests: XCTestCase {
         XCTAssertEqual(errno, ENOSPC)
         try handle.close()
         let full = try d.request("mute")
-        XCTAssertTrue(full.hasPrefix("error mute state not changed: Could not save the talking-clock state to \(stateFile): writing \(stateDir)/.state.json.tmp-"), full)
-        XCTAssertTrue(full.hasSuffix("failed: No space left on device. The previous state is unchanged. Free some disk space; talking-clock saves again at the next change."), full)
+        XCTAssertTrue(
+            full.hasPrefix(
+                "error mute state not changed: Could not save the talking-clock state to \(stateFile): writing \(stateDir)/.state.json.tmp-"
+            ), full)
+        XCTAssertTrue(
+            full.hasSuffix(
+                "failed: No space left on device. The previous state is unchanged. Free some disk space; talking-clock saves again at the next change."
+            ), full)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: stateFile)), before)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: stateDir), ["state.json"], "no temporary file left behind")
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: stateDir), ["state.json"],
+            "no temporary file left behind")
 
         try FileManager.default.removeItem(atPath: filler)
         XCTAssertEqual(try d.request("mute"), "ok muted")

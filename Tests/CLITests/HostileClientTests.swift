@@ -25,10 +25,13 @@ final class HostileClientTests: XCTestCase {
     var daemon: DaemonProcess?
 
     override func setUpWithError() throws {
-        guard AudioHarness.isAvailable else { throw XCTSkip("PulseAudio not installed: run scripts/install-deps --test") }
+        guard AudioHarness.isAvailable else {
+            throw XCTSkip("PulseAudio not installed: run scripts/install-deps --test")
+        }
         dir = FixturePack.temporaryDirectory("hostile")
         try FixturePack.write(
-            to: dir.appendingPathComponent("pack"), framesPerClip: { _ in 4410 }, format: StreamFormat(sampleRate: 22050, channels: 1))
+            to: dir.appendingPathComponent("pack"), framesPerClip: { _ in 4410 },
+            format: StreamFormat(sampleRate: 22050, channels: 1))
     }
 
     override func tearDown() {
@@ -52,8 +55,10 @@ final class HostileClientTests: XCTestCase {
         let realBoundary = Double(Int(now) + secondsAhead)
         let offset = Double(boundary) - realBoundary
         let d = try DaemonProcess(
-            ["run", "--pack", dir.appendingPathComponent("pack").path, "--device", "pulse", "--tz", "UTC",
-             "--clock-offset", "\(Int(offset))", "--state-dir", dir.appendingPathComponent("state").path],
+            [
+                "run", "--pack", dir.appendingPathComponent("pack").path, "--device", "pulse", "--tz", "UTC",
+                "--clock-offset", "\(Int(offset))", "--state-dir", dir.appendingPathComponent("state").path,
+            ],
             socket: dir.appendingPathComponent("run/control.sock").path,
             environment: env.merging(["XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path]) { $1 },
             logURL: dir.appendingPathComponent("daemon.log"))
@@ -63,10 +68,14 @@ final class HostileClientTests: XCTestCase {
 
     /// The boundary's onset in the capture, checked against the same few-ms tolerance as
     /// DaemonRealTimeTests (the tight figure belongs to scripts/bench).
-    func assertOnTime(_ d: DaemonProcess, _ capture: AudioHarness.Capture, _ realBoundary: Double, file: StaticString = #filePath, line: UInt = #line) throws -> Double {
+    func assertOnTime(
+        _ d: DaemonProcess, _ capture: AudioHarness.Capture, _ realBoundary: Double, file: StaticString = #filePath,
+        line: UInt = #line
+    ) throws -> Double {
         XCTAssertTrue(d.waitForLog("<6>spoke boundary=", timeout: 5), d.log, file: file, line: line)
         capture.stop()
-        let onset = try AudioHarness.analyze("onset", capture.output, ["--at", "\(realBoundary)", "--after", "\(realBoundary - 0.5)"])
+        let onset = try AudioHarness.analyze(
+            "onset", capture.output, ["--at", "\(realBoundary)", "--after", "\(realBoundary - 0.5)"])
         let error = try XCTUnwrap(onset["error_ms"] as? Double, "\(onset)", file: file, line: line)
         XCTAssertLessThan(abs(error), 5.0, "onset \(error) ms from the boundary", file: file, line: line)
         return error
@@ -119,7 +128,9 @@ final class HostileClientTests: XCTestCase {
                 let burst = [UInt8](String(repeating: "status\n", count: 1000).utf8)
                 var total = 0
                 while total < 4 << 20 && Date().timeIntervalSince1970 < until {
-                    let n = burst.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+                    let n = burst.withUnsafeBytes {
+                        Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                    }
                     if n < 0 && errno != EAGAIN {
                         tally.add("non-reader dropped")  // EPIPE / ECONNRESET: the daemon hung up
                         break
@@ -143,7 +154,9 @@ final class HostileClientTests: XCTestCase {
         XCTAssertTrue(try d.request("status").hasPrefix("ok driver timer; "))
         let error = try assertOnTime(d, capture, realBoundary)
         let rss1 = d.residentKB
-        print("HostileClientTests: \(tally["random clients"]) random clients (\(tally["replies"]) got a reply line), \(tally["flood bytes"]) bytes of oversized lines, non-reader dropped: \(tally["non-reader dropped"]), onset \(error) ms, RSS \(rss0) -> \(rss1) kB")
+        print(
+            "HostileClientTests: \(tally["random clients"]) random clients (\(tally["replies"]) got a reply line), \(tally["flood bytes"]) bytes of oversized lines, non-reader dropped: \(tally["non-reader dropped"]), onset \(error) ms, RSS \(rss0) -> \(rss1) kB"
+        )
         XCTAssertGreaterThan(tally["random clients"], 50)
         XCTAssertGreaterThanOrEqual(tally["flood bytes"], 8 << 20)
         XCTAssertEqual(tally["flood errors"], 2, "one 'request too long' per oversized line")
@@ -220,14 +233,17 @@ final class HostileClientTests: XCTestCase {
         let error = try assertOnTime(d, capture, realBoundary)
         let (clients, maxFDs, maxRSS) = (tally["clients"], tally["max fds"], tally["max rss"])
         let (rssAt1000, rssBeforeWake) = (tally["rss at 1000"], tally["rss before wake"])
-        print("HostileClientTests: \(clients) storm clients (\(tally["answered"]) answered, \(tally["refused"]) refused as too many), 40 stalled; descriptors \(fd0) at start, at most \(maxFDs); RSS \(rss0) kB at start, \(rssAt1000) after 1,000 clients, \(rssBeforeWake) before the announcement, at most \(maxRSS); onset \(error) ms")
+        print(
+            "HostileClientTests: \(clients) storm clients (\(tally["answered"]) answered, \(tally["refused"]) refused as too many), 40 stalled; descriptors \(fd0) at start, at most \(maxFDs); RSS \(rss0) kB at start, \(rssAt1000) after 1,000 clients, \(rssBeforeWake) before the announcement, at most \(maxRSS); onset \(error) ms"
+        )
         XCTAssertGreaterThanOrEqual(clients, 2000)
         XCTAssertEqual(tally["refused"], 0, "40 stalled clients leave room for the storm")
         // 64 client slots, plus what the sound device holds while it plays (PulseAudio's socket,
         // shared memory and event descriptors).
         XCTAssertLessThanOrEqual(maxFDs, fd0 + ControlServerLimits.maxClients + 16)
         XCTAssertGreaterThan(rssAt1000, 0)
-        XCTAssertLessThan(rssBeforeWake - rssAt1000, 2_000, "no memory per client: thousands more clients, same RSS (kB)")
+        XCTAssertLessThan(
+            rssBeforeWake - rssAt1000, 2_000, "no memory per client: thousands more clients, same RSS (kB)")
         XCTAssertLessThan(maxRSS - rss0, 16_000, "kB")
 
         // The stalled clients are dropped 10 s after their last byte, and their descriptors freed.

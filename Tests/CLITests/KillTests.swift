@@ -49,7 +49,8 @@ final class KillTests: XCTestCase {
             case .unmute: return [.unmuted]
             case .muteFor(let s): return Set((Int(from)...Int(to)).map { .mutedUntil($0 + s) })
             case .muteUntil(let h, let m):
-                return Set((Int(from)...Int(to)).map { .mutedUntil(Mute.nextInstant(hour: h, minute: m, after: $0, in: utc)) })
+                return Set(
+                    (Int(from)...Int(to)).map { .mutedUntil(Mute.nextInstant(hour: h, minute: m, after: $0, in: utc)) })
             }
         }
     }
@@ -63,8 +64,11 @@ final class KillTests: XCTestCase {
         let socket = dir.appendingPathComponent("run/control.sock").path
         func startDaemon() throws -> DaemonProcess {
             try DaemonProcess(
-                ["run", "--driver", "external", "--pack", dir.appendingPathComponent("pack").path, "--device", "null", "--tz", "UTC",
-                 "--state-dir", stateDir.path],
+                [
+                    "run", "--driver", "external", "--pack", dir.appendingPathComponent("pack").path, "--device",
+                    "null", "--tz", "UTC",
+                    "--state-dir", stateDir.path,
+                ],
                 socket: socket, environment: ["XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path],
                 logURL: dir.appendingPathComponent("daemon.log"))
         }
@@ -106,7 +110,9 @@ final class KillTests: XCTestCase {
                 kills += 1
                 let onDisk = try disk().mute
                 if reply.hasPrefix("ok ") {
-                    XCTAssertTrue(request.candidates(from: from, to: to).contains(onDisk), "\(i): acknowledged \(request.line), disk \(onDisk)")
+                    XCTAssertTrue(
+                        request.candidates(from: from, to: to).contains(onDisk),
+                        "\(i): acknowledged \(request.line), disk \(onDisk)")
                 } else {
                     XCTAssertTrue(
                         onDisk == current || request.candidates(from: from, to: to).contains(onDisk),
@@ -120,23 +126,31 @@ final class KillTests: XCTestCase {
                 current = onDisk
                 daemon = try startDaemon()
                 let json = try daemon.request("status json")
-                let expected = current.resolved(at: Int(Date().timeIntervalSince1970)).description(in: TimeZone(identifier: "UTC")!)
-                XCTAssertTrue(json.contains("\"mute\":\"\(expected)\""), "\(i): restarted with \(json), disk \(current)")
+                let expected = current.resolved(at: Int(Date().timeIntervalSince1970)).description(
+                    in: TimeZone(identifier: "UTC")!)
+                XCTAssertTrue(
+                    json.contains("\"mute\":\"\(expected)\""), "\(i): restarted with \(json), disk \(current)")
             } else if i % 10 == 0 {
                 viaCLI += 1
                 let r = try BinaryRunner.run(request.cli + ["--socket", socket])
                 XCTAssertEqual(r.status, 0, r.stderr)
                 current = try disk().mute
-                XCTAssertTrue(request.candidates(from: from, to: Date().timeIntervalSince1970).contains(current), "\(i): \(request.line) -> \(current)")
+                XCTAssertTrue(
+                    request.candidates(from: from, to: Date().timeIntervalSince1970).contains(current),
+                    "\(i): \(request.line) -> \(current)")
             } else {
                 let reply = try daemon.request(request.line)
                 XCTAssertTrue(reply.hasPrefix("ok "), reply)
                 current = try disk().mute
-                XCTAssertTrue(request.candidates(from: from, to: Date().timeIntervalSince1970).contains(current), "\(i): \(request.line) -> \(current)")
+                XCTAssertTrue(
+                    request.candidates(from: from, to: Date().timeIntervalSince1970).contains(current),
+                    "\(i): \(request.line) -> \(current)")
             }
         }
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: stateDir.path).filter { $0 != "state.json" }
-        print("KillTests: \(kills) kills (\(killedBeforeSaving) before the new state was on disk, \(killedAfterSaving) after), \(viaCLI) changes through the CLI, files left: \(leftovers)")
+        print(
+            "KillTests: \(kills) kills (\(killedBeforeSaving) before the new state was on disk, \(killedAfterSaving) after), \(viaCLI) changes through the CLI, files left: \(leftovers)"
+        )
         XCTAssertGreaterThanOrEqual(kills, 25)
         XCTAssertTrue(leftovers.isEmpty, "temporary files of killed saves are cleaned up: \(leftovers)")
     }

@@ -25,8 +25,11 @@ final class SimulatedYearTests: XCTestCase {
     func testBoundariesOnAManualClockWithSuspendsStepsZoneChangesMutesAndRestarts() throws {
         let days = Int(ProcessInfo.processInfo.environment["TALKING_CLOCK_SIM_DAYS"] ?? "") ?? 31
         let seed = UInt64(ProcessInfo.processInfo.environment["TALKING_CLOCK_SIM_SEED"] ?? "") ?? 2026
-        let dir = URL(fileURLWithPath: FileManager.default.isWritableFile(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory())
-            .appendingPathComponent("talking-clock-year-\(getpid())-\(UUID().uuidString)")
+        let dir = URL(
+            fileURLWithPath: FileManager.default.isWritableFile(atPath: "/dev/shm")
+                ? "/dev/shm" : NSTemporaryDirectory()
+        )
+        .appendingPathComponent("talking-clock-year-\(getpid())-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dir) }
         let sim = YearSimulation(days: days, seed: seed, stateDirectory: dir)
         let started = Date()
@@ -37,15 +40,23 @@ final class SimulatedYearTests: XCTestCase {
             try report.write(toFile: path, atomically: true, encoding: .utf8)
         }
         XCTAssertEqual(sim.violations, [], "\(sim.violations.count) violations; first: \(sim.violations.prefix(5))")
-        let missing = stride(from: Int(sim.start / 900) * 900 + 900, to: Int(sim.end), by: 900).filter { !sim.judged.contains($0) }
-        XCTAssertEqual(sim.count["boundaries in span"], days * 96, "every boundary of the span was judged; not: \(missing.prefix(5).map(CivilTime.utcString))")
+        let missing = stride(from: Int(sim.start / 900) * 900 + 900, to: Int(sim.end), by: 900).filter {
+            !sim.judged.contains($0)
+        }
+        XCTAssertEqual(
+            sim.count["boundaries in span"], days * 96,
+            "every boundary of the span was judged; not: \(missing.prefix(5).map(CivilTime.utcString))")
         // The perturbations must reach the interesting paths, or the run proves little.
-        for key in ["spoken on time", "spoken late", "due late", "silent: muted", "silent: quiet", "excused: stale", "excused: replayed",
-                    "suspends", "steps forward", "steps back", "zone changes", "restarts", "events near a boundary",
-                    "spoken in another zone", "cut: stale", "spoken within 2 h of a DST change", "calm DST nights"] where days >= 28 {
+        for key in [
+            "spoken on time", "spoken late", "due late", "silent: muted", "silent: quiet", "excused: stale",
+            "excused: replayed",
+            "suspends", "steps forward", "steps back", "zone changes", "restarts", "events near a boundary",
+            "spoken in another zone", "cut: stale", "spoken within 2 h of a DST change", "calm DST nights",
+        ] where days >= 28 {
             XCTAssertGreaterThan(sim.count[key], 0, "never exercised: \(key)")
         }
-        XCTAssertLessThan(sim.memoryGrowthKB, 4_000, "memory flat: RSS grew \(sim.memoryGrowthKB) kB after the first week")
+        XCTAssertLessThan(
+            sim.memoryGrowthKB, 4_000, "memory flat: RSS grew \(sim.memoryGrowthKB) kB after the first week")
     }
 }
 
@@ -77,7 +88,8 @@ struct Counts {
 final class YearSimulation {
     static let home = "Europe/London"
     static let zones = [
-        "America/New_York", "Asia/Kolkata", "Asia/Kathmandu", "Australia/Lord_Howe", "Pacific/Chatham", "America/St_Johns", "UTC",
+        "America/New_York", "Asia/Kolkata", "Asia/Kathmandu", "Australia/Lord_Howe", "Pacific/Chatham",
+        "America/St_Johns", "UTC",
     ]
     let lead = 1.0
     let lateLimit = 5.0
@@ -119,7 +131,11 @@ final class YearSimulation {
     struct Pass {
         /// `maySpeak`: decided, then interrupted before its boundary (a clock step, a suspend); the
         /// daemon may still play it when the clock gets there, or cut it.
-        enum Expect: Equatable { case speak, maySpeak, silent(String), excused(String) }
+        enum Expect: Equatable {
+            case speak, maySpeak
+            case silent(String)
+            case excused(String)
+        }
         var boundary: Int
         var tau: Double
         /// The wall clock when the daemon decides (a late pass: after the boundary).
@@ -170,11 +186,15 @@ final class YearSimulation {
     private let traceAround = ProcessInfo.processInfo.environment["TALKING_CLOCK_SIM_TRACE"].flatMap(Double.init)
     func trace(_ text: @autoclosure () -> String) {
         guard let t = traceAround, abs(wall - t) < 7200 else { return }
-        print("trace tau \(String(format: "%.3f", tau)) wall \(CivilTime.utcString(Int(wall)))\(String(format: "%+.3f", wall - floor(wall))): \(text())")
+        print(
+            "trace tau \(String(format: "%.3f", tau)) wall \(CivilTime.utcString(Int(wall)))\(String(format: "%+.3f", wall - floor(wall))): \(text())"
+        )
     }
 
     private func below(_ n: Int) -> Int { Int(rng.next() % UInt64(n)) }
-    private func uniform(_ a: Double, _ b: Double) -> Double { a + (b - a) * Double(rng.next() >> 11) / Double(1 << 53) }
+    private func uniform(_ a: Double, _ b: Double) -> Double {
+        a + (b - a) * Double(rng.next() >> 11) / Double(1 << 53)
+    }
 
     private func makeDaemon() -> SimulatedDaemon {
         var config = Config()
@@ -264,7 +284,8 @@ final class YearSimulation {
             } else if judgedWindow == boundary {
                 judgedWindow = nil
             } else if running && Double(boundary) - lead > a {
-                passes[boundary, default: []].append(makePass(boundary, decidedAt: tau - (b - (Double(boundary) - lead))))
+                passes[boundary, default: []].append(
+                    makePass(boundary, decidedAt: tau - (b - (Double(boundary) - lead))))
                 trace("pass \(CivilTime.utcString(boundary)) \(passes[boundary]!.last!.expect) (crossed)")
             } else if awake && !running {
                 addPass(boundary, decidedAt: tau, forced: .excused("daemon down"))
@@ -361,7 +382,8 @@ final class YearSimulation {
         }
         if expect == .speak { maxDecided = max(maxDecided, boundary) }
         return Pass(
-            boundary: boundary, tau: decisionTau, wallAtDecision: wall - (tau - decisionTau), expect: expect, text: text,
+            boundary: boundary, tau: decisionTau, wallAtDecision: wall - (tau - decisionTau), expect: expect,
+            text: text,
             zone: zoneID)
     }
 
@@ -406,12 +428,18 @@ final class YearSimulation {
         }
         if heard.onsetReported == false, before <= heard.first, after > heard.first {
             let m = moment(heard.first)
-            trace("onset of \(CivilTime.utcString(heard.boundary)) \"\(heard.text)\" at \(m.wall - Double(heard.boundary))")
+            trace(
+                "onset of \(CivilTime.utcString(heard.boundary)) \"\(heard.text)\" at \(m.wall - Double(heard.boundary))"
+            )
             spoken[heard.boundary, default: []].append(
-                Spoken(boundary: heard.boundary, text: heard.text, onset: m.wall, tau: m.tau, zone: zoneID, soundAfter: heard.soundAfter))
+                Spoken(
+                    boundary: heard.boundary, text: heard.text, onset: m.wall, tau: m.tau, zone: zoneID,
+                    soundAfter: heard.soundAfter))
             heard.onsetReported = true
         }
-        if heard.onsetReported, before < heard.last, after >= heard.last, var list = spoken[heard.boundary], !list.isEmpty {
+        if heard.onsetReported, before < heard.last, after >= heard.last, var list = spoken[heard.boundary],
+            !list.isEmpty
+        {
             list[list.count - 1].lastClip = moment(heard.last)
             spoken[heard.boundary] = list
         }
@@ -426,14 +454,18 @@ final class YearSimulation {
         // About one event every 1.5 hours of real time; 40 % of them placed within seconds of a boundary.
         var t = tau + -log(max(1e-12, uniform(0, 1))) * 5400
         if below(10) < 4 {
-            let target = Double(Int((wall + (t - tau)) / 900) * 900 + 900) + (below(2) == 0 ? uniform(-2.5, 0) : uniform(-2.5, 7))
+            let target =
+                Double(Int((wall + (t - tau)) / 900) * 900 + 900)
+                + (below(2) == 0 ? uniform(-2.5, 0) : uniform(-2.5, 7))
             t = tau + max(0.01, target - wall)
             count.add("events near a boundary")
         }
         // A calm DST night: from two hours before each of London's transitions until two hours
         // after it, the clock is at home, unmuted and left alone, so the words across the
         // change are heard and judged (every other night is fair game).
-        if let transition = Self.zone(Self.home).nextDaylightSavingTimeTransition(after: Date(timeIntervalSince1970: wall)) {
+        if let transition = Self.zone(Self.home).nextDaylightSavingTimeTransition(
+            after: Date(timeIntervalSince1970: wall))
+        {
             let calmStart = transition.timeIntervalSince1970 - 7200 + 300  // not on a boundary
             if calmStart > wall && calmStart < wall + (t - tau) {
                 t = tau + (calmStart - wall)
@@ -521,9 +553,13 @@ final class YearSimulation {
             let target = floor((wall + d) / 900) * 900 + uniform(-2, 2 * lateLimit)
             d = max(0.2, target - wall)
         }
-        if let transition = Self.zone(Self.home).nextDaylightSavingTimeTransition(after: Date(timeIntervalSince1970: wall)) {
+        if let transition = Self.zone(Self.home).nextDaylightSavingTimeTransition(
+            after: Date(timeIntervalSince1970: wall))
+        {
             let calmStart = transition.timeIntervalSince1970 - 7200 + 300
-            if wall < calmStart - 600, wall + d > calmStart - 600 { d = calmStart - 600 - wall + uniform(-2, 2 * lateLimit) }
+            if wall < calmStart - 600, wall + d > calmStart - 600 {
+                d = calmStart - 600 - wall + uniform(-2, 2 * lateLimit)
+            }
         }
         return max(0.2, d)
     }
@@ -578,7 +614,8 @@ final class YearSimulation {
         case .mute: userMute = .muted
         case .unmute: userMute = .unmuted
         case .muteFor(let s): userMute = .mutedUntil(now + s)
-        case .muteUntil(let h, let m): userMute = .mutedUntil(Self.nextLocal(hour: h, minute: m, after: now, zone: zoneID))
+        case .muteUntil(let h, let m):
+            userMute = .mutedUntil(Self.nextLocal(hour: h, minute: m, after: now, zone: zoneID))
         default: break
         }
         let reply = daemon.respond(to: request)
@@ -591,7 +628,8 @@ final class YearSimulation {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = Self.zone(zone)
         let date = calendar.nextDate(
-            after: Date(timeIntervalSince1970: Double(now)), matching: DateComponents(hour: hour, minute: minute, second: 0),
+            after: Date(timeIntervalSince1970: Double(now)),
+            matching: DateComponents(hour: hour, minute: minute, second: 0),
             matchingPolicy: .nextTime, repeatedTimePolicy: .first, direction: .forward)!
         return Int(date.timeIntervalSince1970)
     }
@@ -626,7 +664,9 @@ final class YearSimulation {
         for s in ss {
             // The decision this announcement comes from: the last one to speak it before it sounded.
             guard
-                let index = ps.lastIndex(where: { ($0.expect == .speak || $0.expect == .maySpeak) && $0.tau <= s.tau + 1e-6 })
+                let index = ps.lastIndex(where: {
+                    ($0.expect == .speak || $0.expect == .maySpeak) && $0.tau <= s.tau + 1e-6
+                })
             else {
                 switch ps.last(where: { $0.tau <= s.tau + 1e-6 })?.expect {
                 case .silent(let why): violations.append("spoke while \(why): \(name) \"\(s.text)\"")
@@ -645,29 +685,39 @@ final class YearSimulation {
             let b = Double(boundary)
             let seenLate = p.wallAtDecision - b + (s.tau - p.tau)
             let wallLate = s.onset - b
-            if (wallLate > lateLimit + 0.1 && seenLate > lateLimit + 0.1) || (wallLate < -0.01 && seenLate < -0.01 - lead) {
-                violations.append("stale or early: \(name) onset \(wallLate) s by the wall clock, \(seenLate) s as seen")
+            if (wallLate > lateLimit + 0.1 && seenLate > lateLimit + 0.1)
+                || (wallLate < -0.01 && seenLate < -0.01 - lead)
+            {
+                violations.append(
+                    "stale or early: \(name) onset \(wallLate) s by the wall clock, \(seenLate) s as seen")
             }
             // No sound after the announcement's due end plus the late limit (at least 1 s), the
             // same two ways.
             if let last = s.lastClip {
                 let limit = s.soundAfter + max(lateLimit, 1) + 0.2
-                if last.wall - b > limit && p.wallAtDecision - b + (last.tau - p.tau) > limit + max(0, b - p.wallAtDecision) {
+                if last.wall - b > limit
+                    && p.wallAtDecision - b + (last.tau - p.tau) > limit + max(0, b - p.wallAtDecision)
+                {
                     violations.append("stale sound: \(name) still playing at \(last.wall - b) s")
                 }
             }
-            if s.text != p.text { violations.append("wrong words: \(name) \"\(s.text)\", expected \"\(p.text)\" (\(p.zone))") }
+            if s.text != p.text {
+                violations.append("wrong words: \(name) \"\(s.text)\", expected \"\(p.text)\" (\(p.zone))")
+            }
             count.add(wallLate > 0.01 ? "spoken late" : "spoken on time")
             if p.zone != Self.home { count.add("spoken in another zone") }
             let z = Self.zone(p.zone)
-            if z.secondsFromGMT(for: Date(timeIntervalSince1970: b - 7200)) != z.secondsFromGMT(for: Date(timeIntervalSince1970: b + 7200)) {
+            if z.secondsFromGMT(for: Date(timeIntervalSince1970: b - 7200))
+                != z.secondsFromGMT(for: Date(timeIntervalSince1970: b + 7200))
+            {
                 count.add("spoken within 2 h of a DST change")
             }
             if p.expect == .maySpeak { count.add("spoken after an interruption before its boundary") }
         }
         for (index, p) in ps.enumerated() {
             switch p.expect {
-            case .speak: if !satisfied.contains(index) { violations.append("missed: \(name) \"\(p.text)\" (\(p.zone))") }
+            case .speak:
+                if !satisfied.contains(index) { violations.append("missed: \(name) \"\(p.text)\" (\(p.zone))") }
             case .maySpeak: if !satisfied.contains(index) { count.add("decided, interrupted, not spoken") }
             case .silent(let why): count.add("silent: \(why)")
             case .excused(let why): count.add("excused: \(why)")
@@ -683,7 +733,9 @@ final class YearSimulation {
 
     func report(seconds: Double) -> String {
         let keys = count.values.keys.sorted()
-        var lines = ["simulate-year: \(days) days (\(days * 96) boundaries) from \(CivilTime.utcString(Int(start))) in \(Self.home), seed \(seed)"]
+        var lines = [
+            "simulate-year: \(days) days (\(days * 96) boundaries) from \(CivilTime.utcString(Int(start))) in \(Self.home), seed \(seed)"
+        ]
         for k in keys { lines.append("  \(k): \(count[k])") }
         lines.append("  violations: \(violations.count)")
         for v in violations.prefix(20) { lines.append("    \(v)") }
@@ -789,7 +841,9 @@ final class SimulatedDaemon {
 
     func boundaryTimerFired(clockWasSet: Bool) {
         if clockWasSet {
-            if let boundary = armed, now <= Double(boundary) + scheduler.config.lateLimit, now >= Double(boundary) - lead * 2 {
+            if let boundary = armed, now <= Double(boundary) + scheduler.config.lateLimit,
+                now >= Double(boundary) - lead * 2
+            {
                 announce(boundary)
             } else {
                 rearmAfterDecision(now: now)
@@ -844,7 +898,9 @@ final class SimulatedDaemon {
         let sink = CountingSink(format: format, capacity: 100, periodFrames: 50)  // ALSASink asks for 0.1 s
         self.sink = sink
         heard = nil
-        let session = PlaybackSession(sink: sink, timeline: timeline, pcm: pcm, anchorAt: Double(boundary), clock: { [unowned world] in world.wall })
+        let session = PlaybackSession(
+            sink: sink, timeline: timeline, pcm: pcm, anchorAt: Double(boundary),
+            clock: { [unowned world] in world.wall })
         playing = (session, boundary, Double(boundary), phrase.text)
         world.sessionStarted()
         pumpPlayback()
@@ -889,7 +945,8 @@ final class SimulatedDaemon {
         switch request {
         case .mute: state.mute = .muted
         case .muteFor(let seconds): state.mute = .mutedUntil(Int(now) + seconds)
-        case .muteUntil(let h, let m): state.mute = .mutedUntil(Mute.nextInstant(hour: h, minute: m, after: Int(now), in: zone()))
+        case .muteUntil(let h, let m):
+            state.mute = .mutedUntil(Mute.nextInstant(hour: h, minute: m, after: Int(now), in: zone()))
         case .unmute: state.mute = .unmuted
         default: return .error("not simulated")
         }

@@ -37,7 +37,8 @@ final class ConfigRobustnessTests: XCTestCase {
                 refused += 1
                 XCTAssertEqual(error.source, "config.toml")
                 guard let line = error.line else { return XCTFail("cut at \(length): no line in \(error)") }
-                XCTAssertTrue((1...lineCount).contains(line), "cut at \(length): line \(line) of \(lineCount): \(error)")
+                XCTAssertTrue(
+                    (1...lineCount).contains(line), "cut at \(length): line \(line) of \(lineCount): \(error)")
                 XCTAssertTrue(error.description.hasPrefix("config.toml: line \(line)"), error.description)
             }
         }
@@ -68,7 +69,8 @@ final class ConfigRobustnessTests: XCTestCase {
         var rng = SplitMix64(state: 0xC0FF_1C)
         func below(_ n: Int) -> Int { Int(rng.next() % UInt64(n)) }
         let tokens = [
-            "volume", "=", " ", "\n", "\"", "'", "\"\"\"", "'''", "[", "]", "[[", "]]", "quiet", "{", "}", ",", "#", "22:00",
+            "volume", "=", " ", "\n", "\"", "'", "\"\"\"", "'''", "[", "]", "[[", "]]", "quiet", "{", "}", ",", "#",
+            "22:00",
             "true", "1e9", "-", "+", ".", "0x1F", "\\", "\\u", "\t", "\r\n", "zone", "days", "mode", "\u{0}", "é", "🕰",
         ]
         let example = Array(Config.exampleTOML.utf8)

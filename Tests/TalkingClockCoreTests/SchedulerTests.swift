@@ -16,17 +16,24 @@ final class SchedulerTests: XCTestCase {
         let d = Double(b)
         let cases: [(why: String, handled: Int?, now: Double, lastSpoken: Int?, expected: Int)] = [
             ("decided 1 s ahead: the next one", b, d - 1, b, b + 900),
-            ("resumed 3 s after a later boundary, having skipped an old one as stale: that boundary, late", b - 3600, d + 3, nil, b),
+            (
+                "resumed 3 s after a later boundary, having skipped an old one as stale: that boundary, late", b - 3600,
+                d + 3, nil, b
+            ),
             ("resumed 6 s after it: past the 5 s late limit, so the next one", b - 3600, d + 6, nil, b + 900),
             ("stepped to 4.9 s after a boundary (nothing handled)", nil, d + 4.9, nil, b),
             ("stepped to 5.1 s after it", nil, d + 5.1, nil, b + 900),
             ("stepped back to 2 s after a boundary already spoken: not again", nil, d + 2, b + 1800, b + 2700),
-            ("stepped back to 2 s after a boundary not spoken (it was muted then): spoken late", nil, d + 2, b - 900, b),
+            (
+                "stepped back to 2 s after a boundary not spoken (it was muted then): spoken late", nil, d + 2, b - 900,
+                b
+            ),
             ("a step landing inside the lead second: that boundary", nil, d - 0.5, nil, b),
         ]
         for c in cases {
             XCTAssertEqual(
-                scheduler(lastSpoken: c.lastSpoken).boundaryToArm(after: c.handled, now: c.now, in: utc), c.expected, c.why)
+                scheduler(lastSpoken: c.lastSpoken).boundaryToArm(after: c.handled, now: c.now, in: utc), c.expected,
+                c.why)
         }
     }
 
@@ -40,7 +47,8 @@ final class SchedulerTests: XCTestCase {
         s.recordSkipped(decision)
         // A clock step of +2 s just after it: without the record, b (2 s ago) would be armed again.
         XCTAssertEqual(s.boundaryToArm(after: nil, now: Double(b) + 2, in: utc), b + 900)
-        XCTAssertEqual(s.boundaryToArm(after: nil, now: Double(b) - 0.5, in: utc), b + 900, "a step back into its lead second")
+        XCTAssertEqual(
+            s.boundaryToArm(after: nil, now: Double(b) - 0.5, in: utc), b + 900, "a step back into its lead second")
         // An hour later the record no longer matters (a backward step then replays on time).
         XCTAssertEqual(s.boundaryToArm(after: nil, now: Double(b) + 3602, in: utc), b + 3600)
     }
