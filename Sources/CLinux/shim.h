@@ -1,10 +1,11 @@
 #ifndef TALKING_CLOCK_CLINUX_SHIM_H
 #define TALKING_CLOCK_CLINUX_SHIM_H
-/* Linux interfaces missing from Swift's Glibc module: timerfd, signalfd, epoll.
+/* Linux interfaces missing from Swift's Glibc module: timerfd, signalfd, epoll, inotify.
    No _GNU_SOURCE here: it would change shared struct layouts (fd_set) against the Glibc module. */
 #include <sys/timerfd.h>
 #include <sys/signalfd.h>
 #include <sys/epoll.h>
+#include <sys/inotify.h>
 #include <signal.h>
 #include <sys/socket.h>
 

@@ -79,6 +79,9 @@ public final class ClockDaemon {
     /// hour with the unit's 70 min), so an external-driver daemon with no boundary timer is not
     /// killed. Boundary wake-ups ping too.
     private let watchdogTimer: TimerFD
+    /// Wakes the loop when /etc/localtime or /etc/timezone is replaced (nil if it cannot watch).
+    private let zoneWatcher: ZoneWatcher?
+    private var lastZone = ""
     private var armed: Int?
     private var playing: Playing?
     /// The device opened ahead (sound-server plugins only), so the next announcement or `say`
@@ -90,6 +93,9 @@ public final class ClockDaemon {
     private var last: LastAnnouncement?
     private var exitStatus: ExitStatus = .ok
     private var lastWatchdog = WallClock.monotonic()
+    /// Set when the state file could not be read at start (the mute then comes from what could be
+    /// salvaged, or is on); shown by `status` until the user sets the mute again.
+    private var stateWarning: String?
 
     public var driver: Driver { options.driver ?? scheduler.config.driver }
 
@@ -106,10 +112,14 @@ public final class ClockDaemon {
             playbackTimer = try TimerFD(realtime: false)
             signals = try SignalFD(signals: [SIGTERM, SIGINT, SIGHUP])
             watchdogTimer = try TimerFD(realtime: false)
+            zoneWatcher = try? ZoneWatcher()
         } catch {
             throw DaemonStartError(status: .internalError, description: error.description)
         }
-        if let warning { logger.warning("state file unreadable", metadata: ["detail": "\(warning)"]) }
+        if let warning {
+            logger.warning("state file unreadable", metadata: ["detail": "\(warning)"])
+            stateWarning = warning
+        }
         if let path = options.socketPath, !options.oneShot {
             do {
                 server = try ControlServer(path: path, loop: loop) { [unowned self] line in self.handleControl(line) }
@@ -128,9 +138,7 @@ public final class ClockDaemon {
     public static func loadConfig(path explicit: String?, overrides: ConfigOverrides) throws(DaemonStartError) -> Config {
         var config = Config()
         if let path = explicit ?? Self.defaultConfigPath(), FileManager.default.fileExists(atPath: path) {
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-                throw DaemonStartError(status: .badInput, description: "Could not read the config file \(path); check its permissions.")
-            }
+            let text = try readConfigText(path)
             do { config = try Config.parse(text, source: path) } catch {
                 throw DaemonStartError(status: .badInput, description: error.description)
             }
@@ -181,6 +189,11 @@ public final class ClockDaemon {
                 self.pumpPlayback()
             }
             try loop.watch(signals.fd, events: UInt32(EPOLLIN.rawValue)) { [unowned self] _ in self.handleSignals() }
+            if let zoneWatcher {
+                try loop.watch(zoneWatcher.fd, events: UInt32(EPOLLIN.rawValue)) { [unowned self] _ in
+                    if zoneWatcher.read() { self.zoneMayHaveChanged() }
+                }
+            }
             if let interval = notifier.watchdogInterval {
                 try loop.watch(watchdogTimer.fd, events: UInt32(EPOLLIN.rawValue)) { [unowned self] _ in
                     _ = self.watchdogTimer.read()
@@ -211,6 +224,7 @@ public final class ClockDaemon {
             armNext(after: options.clock.now())
         }
         warmUp()
+        lastZone = zone().identifier
         notifier.send("READY=1\nSTATUS=\(statusLine())")
         loop.run()
         notifier.send("STOPPING=1")
@@ -273,15 +287,41 @@ public final class ClockDaemon {
         announce(boundary)
     }
 
+    /// The system zone setting was replaced: if the zone in effect is now another, the boundary
+    /// waited for may not be one any more and an earlier one may come first, so re-arm at once.
+    private func zoneMayHaveChanged() {
+        let z = zone()
+        guard z.identifier != lastZone else { return }
+        logger.notice("zone changed", metadata: ["from": "\(lastZone)", "to": "\(z.identifier)"])
+        lastZone = z.identifier
+        if driver == .timer && !options.oneShot { arm(scheduler.boundaryToArm(after: nil, now: options.clock.now(), in: z)) }
+    }
+
     private func rearmAfterDecision(now: Double) {
         armed = nil
-        if driver == .timer && !options.oneShot { armNext(after: now) }
+        // A boundary that passed within the late limit (the step landed just after it) is still spoken.
+        if driver == .timer && !options.oneShot { arm(scheduler.boundaryToArm(after: nil, now: now, in: zone())) }
     }
 
     /// Decides about `boundary` and, if it is to be spoken, starts playing it anchored on it.
     private func announce(_ boundary: Int) {
+        _ = cutIfStale()  // a stale announcement must not make this boundary "busy"
         let now = options.clock.now()
         let zone = zone()
+        if !BoundarySchedule.isBoundary(boundary, in: zone, interval: scheduler.config.interval) {
+            // Armed in another zone (it changed while we waited, and no watch saw it): in this
+            // zone it is no boundary at all.
+            logger.notice("skipped", metadata: ["boundary": "\(CivilTime.local(boundary, in: zone).rfc3339)", "reason": "zone-changed"])
+            armed = nil
+            lastZone = zone.identifier
+            if options.oneShot {
+                exitStatus = .stale
+                loop.stop()
+            } else if driver == .timer {
+                arm(scheduler.boundaryToArm(after: nil, now: now, in: zone))
+            }
+            return
+        }
         let decision = scheduler.decide(boundary: boundary, now: now, in: zone, busy: playing != nil)
         armed = nil
         switch decision {
@@ -297,7 +337,8 @@ public final class ClockDaemon {
         case .speak(_, let local, let style, let gain):
             start(boundary: boundary, local: local, style: style, gain: gain)
         }
-        if driver == .timer && !options.oneShot { armNext(after: max(now, Double(boundary))) }
+        // After a stale skip (a resume), a later boundary that passed within the late limit is next.
+        if driver == .timer && !options.oneShot { arm(scheduler.boundaryToArm(after: boundary, now: now, in: zone)) }
     }
 
     private func start(boundary: Int?, local: LocalDateTime, style: AnnouncementStyle, gain: Float) {
@@ -400,8 +441,21 @@ public final class ClockDaemon {
         }
     }
 
+    /// Cuts the announcement playing if the machine slept, or the clock was stepped forward, while
+    /// it waited for its boundary or played: it would start more than late-limit late, or what is
+    /// left of it would say a time that has passed. Returns whether it cut.
+    private func cutIfStale() -> Bool {
+        guard let current = playing, let anchor = current.anchorReal else { return false }
+        let slack = max(scheduler.config.lateLimit / options.clock.rate, 1)
+        let sound = current.session.anchorPlayed ? Self.soundAfterAnchor(current.session.timeline) : 0
+        guard WallClock.now() > anchor + sound + slack else { return false }
+        current.session.cancel()
+        finishPlayback(interrupted: true, staleCut: true)
+        return true
+    }
+
     private func pumpPlayback() {
-        guard let current = playing else { return }
+        guard let current = playing, !cutIfStale() else { return }
         switch current.session.pump() {
         case .wait(let timeout):
             if let timeout { playbackTimer.arm(after: max(0.0005, timeout)) }
@@ -410,7 +464,12 @@ public final class ClockDaemon {
         }
     }
 
-    private func finishPlayback(interrupted: Bool) {
+    /// Seconds of sound from the anchor to the end of the timeline.
+    static func soundAfterAnchor(_ timeline: Timeline) -> Double {
+        Double((timeline.items.map(\.end).max() ?? 0) - timeline.anchorFrame) / Double(timeline.format.sampleRate)
+    }
+
+    private func finishPlayback(interrupted: Bool, staleCut: Bool = false) {
         guard let current = playing else { return }
         playing = nil
         playbackTimer.disarm()
@@ -423,8 +482,15 @@ public final class ClockDaemon {
         let result: String
         if let failure = current.session.failure {
             result = "failed: \(failure.description)"
-            logger.error("announcement failed", metadata: ["text": "\(current.text)", "reason": "\(failure.description)"])
+            var meta: Logger.Metadata = ["text": "\(current.text)", "reason": "\(failure.description)"]
+            if let b = current.boundary { meta["boundary"] = "\(CivilTime.local(b, in: zone()).rfc3339)" }
+            logger.error("announcement failed", metadata: meta)
             if options.oneShot { exitStatus = .deviceError }
+        } else if staleCut {
+            result = "cut: stale"
+            var meta: Logger.Metadata = ["text": "\(current.text)", "reason": "stale: the clock moved past it (suspend or clock step)"]
+            if let b = current.boundary { meta["boundary"] = "\(CivilTime.local(b, in: zone()).rfc3339)" }
+            logger.warning("announcement cut", metadata: meta)
         } else if interrupted {
             result = "interrupted"
             logger.info("announcement cut", metadata: ["text": "\(current.text)"])
@@ -511,7 +577,13 @@ public final class ClockDaemon {
                 return .error("mute state not changed: \(error)")
             }
             scheduler.state = state
+            stateWarning = nil
             logger.info("mute changed", metadata: ["mute": "\(state.mute)"])
+            if let current = playing, let b = current.boundary, state.mute.isMuted(at: b) {
+                // Muted while its announcement waits for the boundary or plays: silence now.
+                current.session.cancel()
+                finishPlayback(interrupted: true)
+            }
             return .ok(state.mute.description(in: zone()))
         case .skip:
             if let current = playing {
@@ -563,7 +635,8 @@ public final class ClockDaemon {
             pack = newPack
             logger.info("reloaded", metadata: ["pack": "\(pack.name)", "device": "\(config.device)"])
             warmUp()
-            if driver == .timer && playing == nil && !options.oneShot { armNext(after: options.clock.now()) }
+            // Also while playing: the boundary armed then may not be one in the new zone or interval.
+            if driver == .timer && !options.oneShot { arm(scheduler.boundaryToArm(after: nil, now: options.clock.now(), in: zone())) }
             return .ok("reloaded")
         } catch {
             logger.error("reload refused", metadata: ["reason": "\(error.description)"])
@@ -579,6 +652,7 @@ public final class ClockDaemon {
             parts.append("next \(local.rfc3339) \"\(Phrase.forTime(hour: local.hour, minute: local.minute, style: scheduler.config.announcementStyle.phrase).text)\"")
         }
         parts.append("mute \(scheduler.state.mute.resolved(at: Int(options.clock.now())).description(in: z))")
+        if let stateWarning { parts.append("warning: \(stateWarning)") }
         if let last { parts.append("last \(last.result)" + (last.onsetErrorMs.map { String(format: " (onset %+.3f ms)", $0) } ?? "")) }
         parts.append("device \(scheduler.config.device)")
         parts.append("pack \(pack.name)")
@@ -610,6 +684,7 @@ public final class ClockDaemon {
         let mute = scheduler.state.mute.resolved(at: Int(options.clock.now()))
         fields.append("\"muted\":\(mute.isMuted(at: Int(options.clock.now())))")
         fields.append("\"mute\":\(str(mute.description(in: z)))")
+        fields.append("\"state_warning\":\(stateWarning.map(str) ?? "null")")
         if let q = QuietHours.mode(in: scheduler.config.quiet, at: CivilTime.local(Int(options.clock.now()), in: z)) {
             fields.append("\"quiet\":\(str(q.description))")
         } else {

@@ -75,20 +75,34 @@ public final class StateStore {
 
     // MARK: Loading
 
-    /// The saved state. A missing file gives the defaults and no warning. A file that cannot be
-    /// understood gives the defaults and a warning sentence for the log; it is renamed to
+    /// The saved state. A missing file gives the defaults and no warning.
+    ///
+    /// A file that exists but cannot be read or understood never silently unmutes the clock: what
+    /// is still complete in it (`PersistentState.salvage`) is kept, and if the mute cannot be
+    /// recovered the clock starts **muted**, because it cannot tell whether the user had muted
+    /// it; an unexpected silence is fixed with `unmute`, an unexpected announcement cannot be
+    /// taken back. The warning sentence says which; a damaged file is renamed to
     /// `state.json.corrupt-<UTC timestamp>` so that the next save does not destroy the evidence.
     public func load() -> (state: PersistentState, warning: String?) {
         let path = fileURL.path
+        removeStaleTemporaryFiles()
         let data: [UInt8]
         switch readFile(path) {
         case .success(let bytes): data = bytes
         case .failure(let error) where error.code == ENOENT: return (PersistentState(), nil)
-        case .failure(let error):
+        case .failure(let error) where error.code == ENOTDIR:
             return (
                 PersistentState(),
-                "The state file \(path) could not be read (\(error)), so talking-clock starts unmuted and without "
-                    + "its memory of the last announcement; fix its permissions or remove it."
+                "The state file \(path) cannot exist because part of its path is not a directory, so talking-clock "
+                    + "starts unmuted and cannot save mute; move that file away or set XDG_STATE_HOME to another "
+                    + "directory."
+            )
+        case .failure(let error):
+            return (
+                PersistentState(mute: .muted),
+                "The state file \(path) could not be read (\(error)), so talking-clock starts muted: it cannot tell "
+                    + "whether you had muted it. Fix the file's permissions (or remove it), then run "
+                    + "'talking-clock unmute'."
             )
         }
 
@@ -106,20 +120,45 @@ public final class StateStore {
                     ? "it is not valid JSON; it may have been truncated" : "it does not hold a talking-clock state"
             }
         }
-        let start =
-            "The state file \(path) was unreadable (\(reason)), so talking-clock starts unmuted and without "
-            + "its memory of the last announcement"
+        let salvaged: (mute: MuteState?, lastSpokenBoundary: Int?) =
+            data.count > Self.maximumFileSize ? (nil, nil) : PersistentState.salvage(data)
+        let state = PersistentState(mute: salvaged.mute ?? .muted, lastSpokenBoundary: salvaged.lastSpokenBoundary)
+        var start = "The state file \(path) was unreadable (\(reason)), so talking-clock starts "
+        if let mute = salvaged.mute {
+            start += "\(mute), as the readable part of the file says,"
+        } else {
+            start += "muted (it cannot tell whether you had muted it; 'talking-clock unmute' makes it speak again)"
+        }
+        start +=
+            salvaged.lastSpokenBoundary == nil
+            ? " and without its memory of the last announcement" : " and with its memory of the last announcement"
         switch moveAside(path) {
         case .success(let aside):
-            return (PersistentState(), start + "; the file was left in place as \(aside) for inspection.")
+            return (state, start + "; the file was left in place as \(aside) for inspection.")
         case .failure(let error):
             return (
-                PersistentState(),
+                state,
                 start + "; it could not be moved aside (\(error)) "
                     + "and will be replaced at the next save."
             )
         }
     }
+
+    /// Removes `.state.json.tmp-<pid>-<n>` files left by a process killed in the middle of `save`
+    /// (between creating its temporary file and renaming it): only those whose process no longer
+    /// exists, so a save in progress elsewhere is never disturbed.
+    private func removeStaleTemporaryFiles() {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        for name in names where name.hasPrefix(Self.temporaryPrefix) {
+            let rest = name.dropFirst(Self.temporaryPrefix.count)
+            guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0, pid != getpid() else {
+                continue
+            }
+            if kill(pid, 0) != 0 && errno == ESRCH { unlink(directory.appendingPathComponent(name).path) }
+        }
+    }
+
+    static let temporaryPrefix = ".state.json.tmp-"
 
     /// Reads at most `maximumFileSize + 1` bytes (enough to tell that a file is too large).
     private func readFile(_ path: String) -> Result<[UInt8], ErrnoCode> {
@@ -236,7 +275,7 @@ public final class StateStore {
     private func createTemporaryFile(in dir: String, path: String) throws(StateStoreError) -> (Int32, String) {
         var attempt = 0
         while true {
-            let temp = "\(dir)/.state.json.tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            let temp = "\(dir)/\(Self.temporaryPrefix)\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
             let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             if fd >= 0 { return (fd, temp) }
             let code = errno

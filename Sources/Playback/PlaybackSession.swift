@@ -49,6 +49,12 @@ public final class PlaybackSession {
     public private(set) var predictedAnchorTime: Double?
     /// The first error, if the device failed.
     public private(set) var failure: SinkError?
+    /// Frames the device had played (silence included) when last asked, at the last `pump()`.
+    public private(set) var playedFrames = 0
+    /// Whether the anchor frame had been played at the last `pump()` (by the device's delay).
+    public var anchorPlayed: Bool {
+        timelineStart.map { playedFrames > $0 + timeline.anchorFrame } ?? false
+    }
     private var pcmPosition = 0
     private var pending: [Int]  // indices into timeline.items not yet reported, by end frame
     private let silence: [Int16]
@@ -82,7 +88,8 @@ public final class PlaybackSession {
         do throws(SinkError) {
             try fill()
             let delay = try sink.delay()
-            reportFinished(played: written - delay)
+            playedFrames = written - delay
+            reportFinished(played: playedFrames)
             if state == .tail && pending.isEmpty {
                 sink.stop()
                 state = .finished

@@ -74,17 +74,20 @@ public enum ClipDecoder {
         guard frames > 0 else {
             throw PackError(.emptyClip, clip: clip, "Clip '\(clip)' (\(path)) is empty (no audio frames); record or regenerate it.")
         }
+        // Checked from the header, before any sample buffer is allocated: a header that claims
+        // hours of audio (damaged or hostile) costs nothing.
         guard frames <= maxSeconds * rate else {
             let seconds = Double(frames) / Double(rate)
             throw PackError(
                 .tooLong, clip: clip,
-                "Clip '\(clip)' (\(path)) is \(String(format: "%.1f", seconds)) s long; clips may be at most \(maxSeconds) s. Trim it.")
+                "Clip '\(clip)' (\(path)) is \(String(format: "%.1f", seconds)) s long by its header; clips may be at most \(maxSeconds) s. Trim it (or re-encode it if its header is damaged).")
         }
         return ClipInfo(frames: frames, format: StreamFormat(sampleRate: rate, channels: channels))
     }
 
     private static func undecodable(path: String, clip: String) -> PackError {
-        let reason = String(cString: sf_strerror(nil))
+        var reason = String(cString: sf_strerror(nil))
+        while reason.hasSuffix(".") { reason.removeLast() }  // libsndfile ends some texts with a period
         return PackError(
             .undecodable, clip: clip,
             "Clip '\(clip)' (\(path)) cannot be decoded: \(reason). Use WAV, FLAC, Ogg/Vorbis, AIFF or CAF.")

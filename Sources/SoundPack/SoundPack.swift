@@ -161,6 +161,25 @@ public enum PackPaths {
                 .unsafePath, clip: clip,
                 "Clip '\(clip)' (\(url.path)) is a symbolic link to \(real), outside the pack; copy the file into the pack instead.")
         }
+        // Only regular files: opening a named pipe blocks until someone writes to it (a pack with
+        // a FIFO would hang `check`, `say` and the daemon's reload), and a directory or a device
+        // is never a clip.
+        let attributes = try? FileManager.default.attributesOfItem(atPath: real)
+        guard let type = attributes?[.type] as? FileAttributeType, type == .typeRegular else {
+            let what: String
+            switch attributes?[.type] as? FileAttributeType {
+            case .some(.typeDirectory): what = "a directory"
+            case .some(.typeCharacterSpecial), .some(.typeBlockSpecial): what = "a device"
+            case .some(.typeSocket): what = "a socket"
+            case .none: what = "unreadable"
+            default:
+                // FileManager reports a FIFO as `.typeUnknown`.
+                what = "a named pipe or other special file"
+            }
+            throw PackError(
+                .unsafePath, clip: clip,
+                "Clip '\(clip)' (\(url.path)) is \(what), not a regular file; put the audio file itself in the pack.")
+        }
         return url.path
     }
 }

@@ -52,6 +52,9 @@ public struct AnnouncementScheduler: Hashable, Sendable {
     public var state: PersistentState
     /// Set by `skip` when nothing is playing: leave out the next announcement.
     public var skipNext = false
+    /// The last boundary decided in this run, spoken or skipped for a reason other than being
+    /// stale (not persisted).
+    public var lastDecided: Int?
 
     /// A last-spoken boundary further than this in the future is not trusted (a clock that was
     /// once set years ahead must not silence the clock until then).
@@ -108,11 +111,30 @@ public struct AnnouncementScheduler: Hashable, Sendable {
     /// Remembers that `boundary` was spoken (or started), so it is never spoken again.
     public mutating func recordSpoken(_ boundary: Int) {
         state.lastSpokenBoundary = max(state.lastSpokenBoundary ?? boundary, boundary)
+        lastDecided = max(lastDecided ?? boundary, boundary)
         skipNext = false
     }
 
     /// Consumes a pending `skip` once its boundary has passed.
     public mutating func recordSkipped(_ decision: Decision) {
         if case .skip(_, _, .skipRequested) = decision { skipNext = false }
+        // A stale skip is no verdict on the boundary itself: if the clock is stepped back to
+        // within the late limit of it, it may be spoken then.
+        if case .skip(_, _, let reason) = decision, reason != .stale {
+            lastDecided = max(lastDecided ?? decision.boundary, decision.boundary)
+        }
+    }
+
+    /// The boundary to wait for next, deciding at `now`: the first one not yet spoken that comes
+    /// after `handled` (the boundary just spoken or skipped, if any) and passed less than
+    /// `late-limit` ago. After a wake-up long after `handled` (a resume, a forward clock step),
+    /// a boundary that passed within the late limit is therefore still spoken, late, while the
+    /// ones before it are left out; otherwise it is simply the next boundary. A boundary decided
+    /// within the last minute (or the next: a step back) is never decided again, so a clock step,
+    /// a zone change or a reload just after a `skip` or a mute cannot bring it back.
+    public func boundaryToArm(after handled: Int?, now: Double, in zone: TimeZone) -> Int {
+        var from = max(now - config.lateLimit, handled.map(Double.init) ?? -Double.infinity)
+        if let decided = lastDecided, abs(Double(decided) - now) <= 60 { from = max(from, Double(decided)) }
+        return nextBoundary(after: from, in: zone)
     }
 }

@@ -35,12 +35,12 @@ public enum AudioHarness {
     }
 
     /// Starts (or reuses) the private PulseAudio; returns the environment clients need.
-    ///
-    /// - Parameter directory: a private server in this directory instead of the shared one (for
-    ///   tests that stop and restart it).
-    public static func pulseUp(directory: String? = nil) throws -> [String: String] {
+    /// - Parameter dir: its own runtime directory instead of the shared default, for a test that
+    ///   stops it (`pulseDown(dir:)`) or must not hear other tests' sound.
+    public static func pulseUp(dir: String? = nil) throws -> [String: String] {
         var env: [String: String] = [:]
-        for line in try run("pulse", ["up"] + (directory.map { ["--dir", $0] } ?? [])).split(separator: "\n") where line.hasPrefix("export ") {
+        let arguments = ["up"] + (dir.map { ["--dir", $0] } ?? [])
+        for line in try run("pulse", arguments).split(separator: "\n") where line.hasPrefix("export ") {
             let assignment = line.dropFirst("export ".count)
             guard let eq = assignment.firstIndex(of: "=") else { continue }
             var value = String(assignment[assignment.index(after: eq)...])
@@ -51,9 +51,9 @@ public enum AudioHarness {
         return env
     }
 
-    /// Stops the server started with `pulseUp(directory:)`.
-    public static func pulseDown(directory: String) throws {
-        _ = try run("pulse", ["down", "--dir", directory])
+    /// Stops the PulseAudio started with `pulseUp(dir:)` (its clients see the server vanish).
+    public static func pulseDown(dir: String) throws {
+        try run("pulse", ["down", "--dir", dir])
     }
 
     /// A capture running in the background until `stop`.

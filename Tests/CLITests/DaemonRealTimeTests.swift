@@ -78,8 +78,8 @@ final class DaemonRealTimeTests: XCTestCase {
     func testSayThroughTheDaemonSurvivesASoundServerRestart() throws {
         guard AudioHarness.isAvailable else { throw XCTSkip("PulseAudio not installed: run scripts/install-deps --test") }
         let pulseDir = "/tmp/tc-warm-\(getpid())"
-        var env = try AudioHarness.pulseUp(directory: pulseDir)
-        defer { try? AudioHarness.pulseDown(directory: pulseDir) }
+        var env = try AudioHarness.pulseUp(dir: pulseDir)
+        defer { try? AudioHarness.pulseDown(dir: pulseDir) }
         let dir = FixturePack.temporaryDirectory("warm")
         defer { try? FileManager.default.removeItem(at: dir) }
         try FixturePack.write(to: dir.appendingPathComponent("pack"), framesPerClip: { _ in 4410 }, format: StreamFormat(sampleRate: 22050, channels: 1))
@@ -107,8 +107,8 @@ final class DaemonRealTimeTests: XCTestCase {
             XCTAssertEqual(onset["found"] as? Bool, true, "\(label): nothing was heard: \(onset)")
         }
         try sayIsHeard("before")
-        try AudioHarness.pulseDown(directory: pulseDir)
-        for (key, value) in try AudioHarness.pulseUp(directory: pulseDir) { env[key] = value }
+        try AudioHarness.pulseDown(dir: pulseDir)
+        for (key, value) in try AudioHarness.pulseUp(dir: pulseDir) { env[key] = value }
         try sayIsHeard("after-restart")
         done.wait()
         let log = try XCTUnwrap(outcome).stderr

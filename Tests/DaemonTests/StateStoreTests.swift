@@ -86,12 +86,13 @@ final class StateStoreTests: XCTestCase {
 
             let store = StateStore(directory: dir, now: fixedNow)
             let (state, warning) = store.load()
-            XCTAssertEqual(state, PersistentState(), c.why)
+            XCTAssertEqual(state, PersistentState(mute: .muted), "\(c.why): nothing to salvage, so muted")
             let aside = file.path + ".corrupt-20260101T010203Z"
             XCTAssertEqual(
                 warning,
-                "The state file \(file.path) was unreadable (\(c.reason)), so talking-clock starts unmuted and without "
-                    + "its memory of the last announcement; the file was left in place as \(aside) for inspection.",
+                "The state file \(file.path) was unreadable (\(c.reason)), so talking-clock starts muted (it cannot "
+                    + "tell whether you had muted it; 'talking-clock unmute' makes it speak again) and without its "
+                    + "memory of the last announcement; the file was left in place as \(aside) for inspection.",
                 c.why)
             XCTAssertEqual(contents(dir), ["state.json.corrupt-20260101T010203Z"], c.why)
             XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: aside)), Data(c.bytes), "\(c.why): evidence kept")
@@ -101,6 +102,91 @@ final class StateStoreTests: XCTestCase {
             XCTAssertEqual(store.load().state, PersistentState(mute: .muted))
             XCTAssertEqual(contents(dir), ["state.json", "state.json.corrupt-20260101T010203Z"], c.why)
         }
+    }
+
+    /// Never a silent reset of mute: a file cut short at every possible length still loads muted
+    /// (the saved mute when it survived intact, otherwise an indefinite mute), and the last-spoken
+    /// boundary is either the saved one or forgotten, never a different number.
+    func testEveryTruncationOfAMutedStateKeepsTheClockMuted() throws {
+        let saved: [PersistentState] = [
+            PersistentState(mute: .mutedUntil(1_767_250_800), lastSpokenBoundary: 1_767_225_600),
+            PersistentState(mute: .muted, lastSpokenBoundary: 1_767_225_600),
+            PersistentState(mute: .unmuted, lastSpokenBoundary: 1_767_225_600),
+        ]
+        for original in saved {
+            let dir = root.appendingPathComponent(UUID().uuidString)
+            let store = StateStore(directory: dir, now: fixedNow)
+            try store.save(original)
+            let full = [UInt8](try Data(contentsOf: store.fileURL))
+            var salvagedMute = 0
+            var salvagedLast = 0
+            for length in 0..<full.count - 1 {  // the full file minus its newline still parses
+                try Data(full[0..<length]).write(to: store.fileURL)
+                let (state, warning) = store.load()
+                let why = "\(original) cut to \(length) bytes: \(String(decoding: full[0..<length], as: UTF8.self))"
+                XCTAssertNotNil(warning, why)
+                XCTAssertTrue(state.mute == original.mute || state.mute == .muted, "\(why) -> \(state.mute)")
+                XCTAssertTrue(state.lastSpokenBoundary == nil || state.lastSpokenBoundary == original.lastSpokenBoundary, why)
+                if state.mute == original.mute && original.mute != .muted { salvagedMute += 1 }
+                if state.lastSpokenBoundary != nil { salvagedLast += 1 }
+                for aside in contents(dir) where aside.hasPrefix("state.json.corrupt-") {
+                    try FileManager.default.removeItem(at: dir.appendingPathComponent(aside))
+                }
+            }
+            XCTAssertGreaterThan(salvagedLast, 0, "a cut after the boundary keeps it")
+            if original.mute != .muted {
+                // The mute object comes last; only cuts after its closing brace keep it.
+                XCTAssertGreaterThan(salvagedMute, 0, "a cut after the mute object keeps it")
+            }
+        }
+    }
+
+    func testSalvageReadsOnlyCompleteValues() {
+        let cases: [(why: String, text: String, mute: MuteState?, last: Int?)] = [
+            ("mute intact, rest damaged", #"{"mute" : {"state" : "muted-until", "until" : 1767250800}, "last-spo"#, .mutedUntil(1_767_250_800), nil),
+            ("number cut short", #"{"last-spoken-boundary" : 17672"#, nil, nil),
+            ("number complete", "{\"last-spoken-boundary\" : 1767225600,\n  \"mu", nil, 1_767_225_600),
+            ("until cut short", #"{"mute" : {"state" : "muted-until", "until" : 17672"#, nil, nil),
+            ("unknown mute state", #"{"mute":{"state":"snoozed"}} trailing garbage"#, nil, nil),
+            ("garbage around an intact object", "\u{1}\u{2}\"mute\":{\"state\":\"unmuted\"}\u{FF}", .unmuted, nil),
+            ("nothing", "", nil, nil),
+        ]
+        for c in cases {
+            let result = PersistentState.salvage(Array(c.text.utf8))
+            XCTAssertEqual(result.mute, c.mute, c.why)
+            XCTAssertEqual(result.lastSpokenBoundary, c.last, c.why)
+        }
+    }
+
+    /// A state file that exists but cannot be read at all (here: a directory where the file should
+    /// be, which even root cannot read as a file) also starts muted.
+    func testAStateFileThatCannotBeReadStartsMuted() throws {
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("state.json"), withIntermediateDirectories: false)
+        let (state, warning) = StateStore(directory: root).load()
+        XCTAssertEqual(state, PersistentState(mute: .muted))
+        XCTAssertEqual(
+            warning,
+            "The state file \(root.path)/state.json could not be read (Is a directory), so talking-clock starts muted: "
+                + "it cannot tell whether you had muted it. Fix the file's permissions (or remove it), then run "
+                + "'talking-clock unmute'.")
+    }
+
+    /// A save killed between creating its temporary file and renaming it leaves the temporary
+    /// file behind; the next load removes those of processes that no longer exist, and only those.
+    func testTemporaryFilesOfKilledSavesAreRemovedAtLoad() throws {
+        let store = StateStore(directory: root)
+        try store.save(PersistentState(mute: .muted))
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: "/bin/true")
+        try child.run()
+        child.waitUntilExit()  // reaped: its pid names no process now
+        let dead = ".state.json.tmp-\(child.processIdentifier)-123"
+        let alive = ".state.json.tmp-\(getppid())-456"
+        let mine = ".state.json.tmp-\(getpid())-789"
+        let other = ".state.json.tmp-notapid"
+        for name in [dead, alive, mine, other] { try Data("{".utf8).write(to: root.appendingPathComponent(name)) }
+        XCTAssertEqual(store.load().state, PersistentState(mute: .muted))
+        XCTAssertEqual(contents(root), [alive, mine, other, "state.json"].sorted())
     }
 
     func testSecondCorruptFileInTheSameSecondGetsItsOwnName() throws {
@@ -141,11 +227,12 @@ final class StateStoreTests: XCTestCase {
         }
         XCTAssertEqual(try String(contentsOf: blocker, encoding: .utf8), "I am a file")
         let (state, warning) = store.load()
-        XCTAssertEqual(state, PersistentState())
+        XCTAssertEqual(state, PersistentState(), "no state file can exist there, so there is no mute to lose")
         XCTAssertEqual(
             warning,
-            "The state file \(dir.path)/state.json could not be read (Not a directory), so talking-clock starts "
-                + "unmuted and without its memory of the last announcement; fix its permissions or remove it.")
+            "The state file \(dir.path)/state.json cannot exist because part of its path is not a directory, so "
+                + "talking-clock starts unmuted and cannot save mute; move that file away or set XDG_STATE_HOME to "
+                + "another directory.")
     }
 
     /// A failed write (here: the file-size limit, which binds root too, standing in for a full disk)

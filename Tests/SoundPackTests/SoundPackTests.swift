@@ -185,4 +185,94 @@ final class SoundPackTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("rings bell 'q1'"), "\(error)")
         }
     }
+
+    // MARK: - Hostile files
+
+    /// A canonical 44-byte PCM WAV header with whatever the test wants it to claim.
+    private func wavHeader(channels: Int, rate: Int = 8000, dataBytes: UInt32) -> [UInt8] {
+        func le32(_ v: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+        func le16(_ v: Int) -> [UInt8] { [UInt8(truncatingIfNeeded: v), UInt8(truncatingIfNeeded: v >> 8)] }
+        let blockAlign = 2 * channels
+        return Array("RIFF".utf8) + le32(dataBytes &+ 36) + Array("WAVEfmt ".utf8) + le32(16) + le16(1) + le16(channels)
+            + le32(UInt32(rate)) + le32(UInt32(rate * blockAlign)) + le16(blockAlign) + le16(16) + Array("data".utf8)
+            + le32(dataBytes)
+    }
+
+    private func pcmBytes(_ samples: [Int16]) -> [UInt8] {
+        samples.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8)] }
+    }
+
+    /// A WAV whose data chunk claims 2 GB but holds 1,000 frames: libsndfile bounds the claim by
+    /// the file's size, so the clip is its 1,000 real frames, decoded exactly (no 2 GB buffer).
+    func testAWAVHeaderClaiming2GBIsBoundedByTheFile() throws {
+        try FixturePack.write(to: dir)
+        let samples = FixturePack.signal(for: "one", frames: 1000, channels: 1)
+        let file = wavHeader(channels: 1, dataBytes: 0x7FFF_FFF0) + pcmBytes(samples)
+        try Data(file).write(to: dir.appendingPathComponent("one.wav"))
+        let pack = try SoundPack(directory: dir)
+        let audio = try pack.audio("one")
+        XCTAssertEqual(audio.frames, 1000, "the frames that exist, not the 1,073,741,816 the header claims")
+        XCTAssertEqual(audio.samples.map { Int16(($0 * 32768).rounded()) }, samples)
+    }
+
+    /// A FLAC whose STREAMINFO claims 2^31 samples (74 hours) is refused from its header, before
+    /// any sample buffer is allocated.
+    func testAFLACHeaderClaiming2GSamplesIsRefusedBeforeDecoding() throws {
+        try FixturePack.write(to: dir)
+        let path = dir.appendingPathComponent("two.wav")  // libsndfile goes by content, not by name
+        try ClipEncoder.write(
+            FixturePack.signal(for: "two", frames: 1000, channels: 1), format: StreamFormat(sampleRate: 8000, channels: 1),
+            to: path.path, as: .flac)
+        var flac = [UInt8](try Data(contentsOf: path))
+        // "fLaC", then the STREAMINFO block header (4 bytes); its total-samples field is the low
+        // 4 bits of byte 13 and bytes 14-17 of the block.
+        XCTAssertEqual(Array(flac[0..<4]), Array("fLaC".utf8))
+        let field = 8 + 13
+        let claim: UInt64 = 1 << 31
+        flac[field] = (flac[field] & 0xF0) | UInt8((claim >> 32) & 0x0F)
+        for k in 0..<4 { flac[field + 1 + k] = UInt8(truncatingIfNeeded: claim >> (8 * (3 - k))) }
+        try Data(flac).write(to: path)
+        // `scan` reads only headers, so the refusal comes before `decode` could size a buffer.
+        expectPackError(.tooLong, containing: "Clip 'two' (\(path.path)) is 268435.5 s long by its header")
+        XCTAssertThrowsError(try ClipDecoder.decode(path: path.path, clip: "two")) { error in
+            XCTAssertEqual((error as? PackError)?.kind, .tooLong)
+        }
+    }
+
+    func testHeadersClaimingNoOrAbsurdChannelCountsAreRefused() throws {
+        try FixturePack.write(to: dir)
+        let samples = pcmBytes(FixturePack.signal(for: "x", frames: 600, channels: 1))
+        try Data(wavHeader(channels: 0, dataBytes: UInt32(samples.count)) + samples).write(to: dir.appendingPathComponent("one.wav"))
+        expectPackError(.undecodable, containing: "Clip 'one' (\(dir.path)/one.wav) cannot be decoded: Channel count is zero. Use WAV")
+        try Data(wavHeader(channels: 300, dataBytes: UInt32(samples.count)) + samples).write(to: dir.appendingPathComponent("one.wav"))
+        expectPackError(.badChannels, containing: "Clip 'one' (\(dir.path)/one.wav) has 300 channels; pack clips must be mono or stereo")
+    }
+
+    func testAManifestDeclaringThreeChannelsIsRefused() throws {
+        try FixturePack.write(to: dir, declareFormat: false, extraManifest: "\"sample_rate\": 8000, \"channels\": 3,")
+        expectPackError(.badManifest, containing: "\"channels\" is 3; packs are mono (1) or stereo (2).")
+    }
+
+    /// A named pipe would block the loader forever (the daemon's reload with it); directories and
+    /// devices are not clips either. All are refused by type, before anything opens them.
+    func testSpecialFilesAreRefusedWithoutOpeningThem() throws {
+        try FixturePack.write(to: dir)
+        let clip = dir.appendingPathComponent("nine.wav")
+        try FileManager.default.removeItem(at: clip)
+        XCTAssertEqual(mkfifo(clip.path, 0o600), 0)
+        expectPackError(.unsafePath, containing: "Clip 'nine' (\(clip.path)) is a named pipe or other special file, not a regular file")
+        try FileManager.default.removeItem(at: clip)
+        try FileManager.default.createDirectory(at: clip, withIntermediateDirectories: false)
+        expectPackError(.unsafePath, containing: "Clip 'nine' (\(clip.path)) is a directory, not a regular file")
+        try FileManager.default.removeItem(at: clip)
+        // A symbolic link inside the pack to a special file in the pack is refused the same way.
+        XCTAssertEqual(mkfifo(dir.appendingPathComponent("pipe").path, 0o600), 0)
+        try FileManager.default.createSymbolicLink(atPath: clip.path, withDestinationPath: "pipe")
+        expectPackError(.unsafePath, containing: "is a named pipe or other special file")
+        try FileManager.default.removeItem(at: clip)
+        if geteuid() == 0 {
+            XCTAssertEqual(mknod(clip.path, S_IFCHR | 0o600, dev_t(1 << 8 | 5)), 0)  // /dev/zero's numbers
+            expectPackError(.unsafePath, containing: "Clip 'nine' (\(clip.path)) is a device, not a regular file")
+        }
+    }
 }

@@ -1,0 +1,469 @@
+import Foundation
+import Glibc
+import TalkingClockCore
+import TestSupport
+import XCTest
+
+/// Faults around the running daemon (the built binary): a sound device that is absent, busy or
+/// vanishes mid-announcement, a pack damaged under it, garbage config and state files, a state
+/// directory that cannot be written. In every case the daemon says what failed and why, keeps
+/// answering its socket, and the next boundary plays once the fault is gone.
+///
+/// Boundaries come every few seconds on a simulated clock: `--fake-clock 10:05 UTC --clock-rate
+/// 300` puts 10:15 two real seconds after start and every later quarter 3 s apart. Sound goes to
+/// a private PulseAudio null sink (scripts/harness), one per test, so stopping it or playing into
+/// it never disturbs another test.
+final class FaultTests: XCTestCase {
+    var dir: URL!
+    var pulseDir: String?
+    var daemon: DaemonProcess?
+    var mounted: [String] = []
+
+    /// 10:15:00Z comes `leadIn` real seconds after the daemon starts, then a quarter every
+    /// 900 / rate seconds.
+    let rate = 300.0
+    let leadIn = 2.0
+    var fakeStart: String { CivilTime.utcString(Int(boundary(0)) - Int(leadIn * rate)) }
+    func boundary(_ n: Int) -> Double { 1_782_900_900 + Double(n) * 900 }  // 2026-07-01T10:15:00Z + n quarters
+    func stamp(_ n: Int) -> String { CivilTime.local(Int(boundary(n)), offset: 0).rfc3339 }
+
+    override func setUpWithError() throws {
+        dir = FixturePack.temporaryDirectory("faults")
+        XCTAssertEqual(stamp(0), "2026-07-01T10:15:00+00:00")
+    }
+
+    override func tearDown() {
+        daemon?.stop()
+        for point in mounted.reversed() { _ = umount2(point, Int32(MNT_DETACH)) }
+        if let pulseDir {
+            try? AudioHarness.pulseDown(dir: pulseDir)
+            try? FileManager.default.removeItem(atPath: pulseDir)
+        }
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    /// A private PulseAudio for this test; returns the environment its clients need.
+    func privatePulse() throws -> [String: String] {
+        guard AudioHarness.isAvailable else {
+            throw XCTSkip("PulseAudio not installed: run scripts/install-deps --test")
+        }
+        let path = "/tmp/tc-pa-\(getpid())-\(UUID().uuidString.prefix(8))"
+        pulseDir = path
+        return try AudioHarness.pulseUp(dir: path)
+    }
+
+    /// Writes the fixture pack (22 050 Hz mono, every clip `clipSeconds` long) to dir/pack.
+    @discardableResult
+    func writePack(clipSeconds: Double = 0.1) throws -> [String: [Int16]] {
+        try FixturePack.write(
+            to: dir.appendingPathComponent("pack"), framesPerClip: { _ in Int(22050 * clipSeconds) },
+            format: StreamFormat(sampleRate: 22050, channels: 1))
+    }
+
+    var configFile: URL { dir.appendingPathComponent("cfg/talking-clock/config.toml") }
+
+    func writeConfig(_ text: String) throws {
+        try FileManager.default.createDirectory(
+            at: configFile.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try text.write(to: configFile, atomically: true, encoding: .utf8)
+    }
+
+    /// Starts the daemon on the simulated clock (or with `extra` replacing it).
+    func start(
+        device: String?, environment: [String: String] = [:], stateDir: String? = nil, clock: [String]? = nil,
+        extra: [String] = []
+    ) throws -> DaemonProcess {
+        var args = ["run", "--pack", dir.appendingPathComponent("pack").path, "--tz", "UTC"]
+        args += clock ?? ["--fake-clock", fakeStart, "--clock-rate", "\(Int(rate))"]
+        if let device { args += ["--device", device] }
+        args += ["--state-dir", stateDir ?? dir.appendingPathComponent("state").path] + extra
+        var env = environment
+        env["XDG_CONFIG_HOME"] = dir.appendingPathComponent("cfg").path
+        let d = try DaemonProcess(
+            args, socket: dir.appendingPathComponent("run/control.sock").path, environment: env,
+            logURL: dir.appendingPathComponent("daemon.log"))
+        daemon = d
+        return d
+    }
+
+    func failedLine(_ d: DaemonProcess, _ n: Int) -> String? {
+        d.logLines(containing: "<3>announcement failed boundary=\(stamp(n))").first
+    }
+
+    // MARK: - The sound device
+
+    /// `hw:7,0` (no such card) and a PCM name ALSA does not know: each boundary fails with ALSA's
+    /// reason, the daemon keeps answering, and once the config names a working device (reload)
+    /// the next boundary is spoken.
+    func testAbsentDeviceFailsEachAnnouncementUntilADeviceWorks() throws {
+        let env = try privatePulse()
+        try writePack()
+        try writeConfig("device = \"hw:7,0\"\n")
+        let d = try start(device: nil, environment: env)
+
+        XCTAssertTrue(d.waitForLog("announcement failed boundary=\(stamp(0))", timeout: 10), d.log)
+        let first = try XCTUnwrap(failedLine(d, 0))
+        XCTAssertTrue(first.contains(#"reason="Could not open ALSA device "hw:7,0": "#), first)
+        XCTAssertTrue(first.contains("List devices with 'aplay -L' and pass one with --device."), first)
+        let status = try d.request("status")
+        XCTAssertTrue(status.hasPrefix("ok driver timer; next \(stamp(1))"), status)
+        XCTAssertTrue(status.contains(#"last failed: Could not open ALSA device "hw:7,0""#), status)
+
+        try writeConfig("device = \"no_such_pcm\"\n")
+        XCTAssertEqual(try d.request("reload"), "ok reloaded")
+        XCTAssertTrue(d.waitForLog("announcement failed boundary=\(stamp(1))", timeout: 10), d.log)
+        XCTAssertTrue(try XCTUnwrap(failedLine(d, 1)).contains(#"Could not open ALSA device "no_such_pcm""#), d.log)
+
+        try writeConfig("device = \"pulse\"\n")
+        XCTAssertEqual(try d.request("reload"), "ok reloaded")
+        XCTAssertTrue(d.waitForLog("<6>spoke boundary=\(stamp(2))", timeout: 10), d.log)
+        XCTAssertTrue(d.isRunning)
+        XCTAssertTrue(try d.request("status").contains("last spoke"))
+    }
+
+    /// "Busy" is what ALSA answers when another program holds a device exclusively: snd_pcm_open
+    /// fails with -EBUSY. There is no exclusive sound device on a machine without a sound card
+    /// (and no kernel module to make one), so a small LD_PRELOAD library stands in for that one
+    /// call: while a flag file exists, `snd_pcm_open` returns -EBUSY exactly as the kernel driver
+    /// makes libasound do; otherwise it calls the real function. Everything above that call, the
+    /// daemon's handling included, is the real code path.
+    func testBusyDeviceFailsTheAnnouncementAndTheNextBoundaryPlaysWhenItIsFree() throws {
+        var env = try privatePulse()
+        try writePack()
+        let shim = try compileBusyShim()
+        let flag = dir.appendingPathComponent("device-is-busy")
+        FileManager.default.createFile(atPath: flag.path, contents: nil)
+        env["LD_PRELOAD"] = shim
+        env["TC_TEST_BUSY_FLAG"] = flag.path
+        let d = try start(device: "pulse", environment: env)
+
+        XCTAssertTrue(d.waitForLog("announcement failed boundary=\(stamp(0))", timeout: 10), d.log)
+        let line = try XCTUnwrap(failedLine(d, 0))
+        XCTAssertTrue(line.contains(#"Could not open ALSA device "pulse": Device or resource busy"#), line)
+        XCTAssertTrue(
+            line.contains(
+                "Another program is using it: use a shared device such as 'default', or stop the other program."), line)
+        XCTAssertTrue(try d.request("status").contains("last failed: Could not open ALSA device"))
+
+        try FileManager.default.removeItem(at: flag)  // the other program lets go
+        XCTAssertTrue(d.waitForLog("<6>spoke boundary=\(stamp(1))", timeout: 10), d.log)
+        XCTAssertTrue(d.isRunning)
+    }
+
+    /// Builds the LD_PRELOAD stand-in for a device held by another program (see above).
+    func compileBusyShim() throws -> String {
+        let source = dir.appendingPathComponent("busy.c")
+        try #"""
+        #define _GNU_SOURCE
+        #include <dlfcn.h>
+        #include <errno.h>
+        #include <stdlib.h>
+        #include <unistd.h>
+        typedef struct _snd_pcm snd_pcm_t;
+        int snd_pcm_open(snd_pcm_t **pcm, const char *name, int stream, int mode) {
+            static int (*real)(snd_pcm_t **, const char *, int, int);
+            const char *flag = getenv("TC_TEST_BUSY_FLAG");
+            if (flag && access(flag, F_OK) == 0) return -EBUSY;
+            if (!real) real = (int (*)(snd_pcm_t **, const char *, int, int))dlsym(RTLD_NEXT, "snd_pcm_open");
+            return real(pcm, name, stream, mode);
+        }
+        """#.write(to: source, atomically: true, encoding: .utf8)
+        let output = dir.appendingPathComponent("busy.so").path
+        for compiler in ["cc", "clang", "gcc"] {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            p.arguments = [compiler, "-shared", "-fPIC", "-o", output, source.path, "-ldl"]
+            p.standardError = FileHandle(forWritingAtPath: "/dev/null")
+            try p.run()
+            p.waitUntilExit()
+            if p.terminationStatus == 0 { return output }
+        }
+        throw XCTSkip("no C compiler (cc, clang or gcc) to build the busy-device stand-in")
+    }
+
+    /// The sound server is stopped in the middle of an announcement: the announcement is logged
+    /// as failed with ALSA's reason, the daemon keeps answering, and when the server is back the
+    /// next boundary is spoken and heard.
+    func testDeviceVanishingMidAnnouncementFailsItAndTheNextBoundaryPlays() throws {
+        let env = try privatePulse()
+        try writePack(clipSeconds: 0.4)  // "ten fifteen AM": 1.2 s of sound
+        let started = Date()
+        let d = try start(
+            device: "pulse", environment: env,
+            clock: ["--fake-clock", CivilTime.utcString(Int(boundary(0)) - 300), "--clock-rate", "150"])
+        // 10:15 plays from 2 s after start until about 3.2 s; stop the server 0.5 s into it.
+        let stopAt = started.addingTimeInterval(2.5)
+        usleep(useconds_t(max(0, stopAt.timeIntervalSinceNow) * 1e6))
+        try AudioHarness.pulseDown(dir: pulseDir!)
+
+        XCTAssertTrue(d.waitForLog("<3>announcement failed", timeout: 5), d.log)
+        let line = try XCTUnwrap(d.logLines(containing: "<3>announcement failed").first)
+        XCTAssertTrue(line.contains("boundary=\(stamp(0))"), line)
+        XCTAssertTrue(line.contains(#"text="ten fifteen AM""#), line)
+        XCTAssertTrue(
+            line.contains(#"ALSA device "pulse" failed while playing"#), "failed mid-play, not at open: \(line)")
+        XCTAssertTrue(d.isRunning)
+        XCTAssertTrue(try d.request("status").contains(#"last failed: ALSA device "pulse" failed while playing"#))
+
+        _ = try AudioHarness.pulseUp(dir: pulseDir!)
+        let capture = try AudioHarness.startCapture(to: dir.appendingPathComponent("after.wav"), environment: env)
+        XCTAssertTrue(d.waitForLog("<6>spoke boundary=\(stamp(1))", timeout: 10), d.log)
+        capture.stop()
+        let onsets = try AudioHarness.analyze("onsets", capture.output)
+        XCTAssertGreaterThanOrEqual(onsets["count"] as? Int ?? 0, 1, "the next announcement is heard: \(onsets)")
+        XCTAssertTrue(try d.request("status").contains("last spoke"))
+    }
+
+    /// `mute` while an announcement waits for its boundary (the device is open and fed silence)
+    /// or while it speaks cuts it: nothing more is heard, and the next boundary after `unmute`
+    /// plays.
+    func testMuteWhileAnAnnouncementWaitsOrSpeaksCutsIt() throws {
+        let env = try privatePulse()
+        try writePack(clipSeconds: 0.4)
+        let d = try start(device: "pulse", environment: env)
+        func waitUntilPlaying() throws {
+            let deadline = Date().addingTimeInterval(8)
+            while !(try d.request("status json")).contains(#""playing":true"#) {
+                guard Date() < deadline else { throw DaemonProcess.Failure(description: "never played: \(d.log)") }
+                usleep(10_000)
+            }
+        }
+        try waitUntilPlaying()  // 10:15: woken 1 s early, feeding silence
+        XCTAssertEqual(try d.request("mute"), "ok muted")
+        XCTAssertTrue(try d.request("status json").contains(#""playing":false"#))
+        XCTAssertTrue(d.log.contains(#"<6>announcement cut text="ten fifteen AM""#), d.log)
+        XCTAssertEqual(try d.request("unmute"), "ok unmuted")
+
+        try waitUntilPlaying()  // 10:30
+        usleep(1_300_000)  // past the boundary: speaking "ten thirty AM" (1.2 s)
+        XCTAssertEqual(try d.request("mute"), "ok muted")
+        XCTAssertTrue(d.log.contains(#"<6>announcement cut text="ten thirty AM""#), d.log)
+        XCTAssertEqual(try d.request("unmute"), "ok unmuted")
+        XCTAssertTrue(d.waitForLog("<6>spoke boundary=\(stamp(2))", timeout: 8), d.log)
+        XCTAssertEqual(d.logLines(containing: "<6>spoke ").count, 1, "only 10:45 was spoken in full: \(d.log)")
+    }
+
+    // MARK: - The pack
+
+    /// A clip replaced by garbage, another deleted: `reload` refuses with the reason each time and
+    /// the loaded pack keeps playing; the next announcement uses both damaged clips and is written
+    /// to the device in full, sample for sample (ALSA's tee: device records what was written
+    /// while PulseAudio plays it in real time).
+    func testDamagedPackIsRefusedByReloadAndTheLoadedPackKeepsPlaying() throws {
+        let env = try privatePulse()
+        let clips = try writePack()
+        let recording = dir.appendingPathComponent("written.wav")
+        let d = try start(device: "tee:SLAVE=pulse,FILE=\(recording.path),FORMAT=wav", environment: env)
+        XCTAssertTrue(d.waitForLog("<6>spoke boundary=\(stamp(0))", timeout: 10), d.log)
+
+        let pack = dir.appendingPathComponent("pack")
+        let thirty = try Data(contentsOf: pack.appendingPathComponent("thirty.wav"))
+        let am = try Data(contentsOf: pack.appendingPathComponent("am.wav"))
+        try Data("RIFF, but not really: garbage".utf8).write(to: pack.appendingPathComponent("thirty.wav"))
+        let garbage = try d.request("reload")
+        XCTAssertTrue(
+            garbage.hasPrefix(
+                "error reload refused, the previous configuration and pack stay: Clip 'thirty' (\(pack.path)/thirty.wav) cannot be decoded"
+            ), garbage)
+        try FileManager.default.removeItem(at: pack.appendingPathComponent("am.wav"))
+        let deleted = try d.request("reload")
+        XCTAssertTrue(
+            deleted.hasPrefix(
+                "error reload refused, the previous configuration and pack stay: Clip 'am' is missing from sound pack directory"
+            ), deleted)
+        XCTAssertEqual(d.logLines(containing: "<3>reload refused").count, 2)
+
+        XCTAssertTrue(d.waitForLog("<6>spoke boundary=\(stamp(1))", timeout: 10), d.log)
+        XCTAssertTrue(
+            d.logLines(containing: "<6>spoke boundary=\(stamp(1))").first?.contains(#"text="ten thirty AM""#) ?? false,
+            d.log)
+        // The file holds what was written for 10:30 until 10:45 opens the device again (3 s later).
+        let written = try readWAVSamples(recording)
+        let firstSound = try XCTUnwrap(written.firstIndex { $0 != 0 }, "nothing but silence was written")
+        let expected = ["ten", "thirty", "am"].flatMap { clips[$0]! }
+        XCTAssertEqual(
+            Array(written[firstSound..<min(written.count, firstSound + expected.count)]), expected,
+            "every sample of every clip")
+        XCTAssertTrue(written[(firstSound + expected.count)...].allSatisfy { $0 == 0 }, "then only silence")
+
+        try thirty.write(to: pack.appendingPathComponent("thirty.wav"))
+        try am.write(to: pack.appendingPathComponent("am.wav"))
+        XCTAssertEqual(try d.request("reload"), "ok reloaded", "the repaired pack loads again")
+    }
+
+    /// The samples of a 16-bit WAV (the data chunk, found by walking the chunks).
+    func readWAVSamples(_ url: URL) throws -> [Int16] {
+        let bytes = [UInt8](try Data(contentsOf: url))
+        var offset = 12
+        while offset + 8 <= bytes.count {
+            let id = String(decoding: bytes[offset..<(offset + 4)], as: UTF8.self)
+            let size =
+                Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8 | Int(bytes[offset + 6]) << 16 | Int(
+                    bytes[offset + 7]) << 24
+            if id == "data" {
+                let end = size == 0 ? bytes.count : min(bytes.count, offset + 8 + size)
+                return stride(from: offset + 8, to: end - 1, by: 2).map {
+                    Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8)
+                }
+            }
+            offset += 8 + size + (size & 1)
+        }
+        throw DaemonProcess.Failure(description: "no data chunk in \(url.path)")
+    }
+
+    // MARK: - Config and state files
+
+    /// Garbage, binary and truncated config files stop the start with the file and the line; at
+    /// reload (socket or SIGHUP) they are refused and the running configuration stays.
+    func testGarbageOrTruncatedConfigIsAClearErrorAndReloadKeepsTheOldOne() throws {
+        try writePack()
+        let common = [
+            "run", "--pack", dir.appendingPathComponent("pack").path, "--device", "null", "--driver", "external",
+            "--state-dir", dir.appendingPathComponent("state").path, "--socket",
+            dir.appendingPathComponent("x.sock").path,
+        ]
+        let env = ["XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path]
+        let path = configFile.path
+        let cases: [(why: String, bytes: [UInt8], message: String)] = [
+            (
+                "truncated string", Array("volume = 80\ndevice = \"pul".utf8),
+                "talking-clock: \(path): line 2, column 10: the string that starts here is not closed on its line"
+            ),
+            ("truncated table", Array("[[quiet]]\nfrom = \"22:00\"\nto = ".utf8), "talking-clock: \(path): line 3"),
+            (
+                "binary", [0x7F, 0x45, 0x4C, 0x46, 0x02, 0x01, 0x01, 0x00, 0xFF, 0xFE, 0x0A, 0x00],
+                "talking-clock: \(path): line 1: the file is not UTF-8 text (it may be damaged or not a config file)"
+            ),
+            ("text garbage", Array("Lorem ipsum dolor sit amet\n".utf8), "talking-clock: \(path): line 1"),
+        ]
+        for c in cases {
+            try FileManager.default.createDirectory(
+                at: configFile.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(c.bytes).write(to: configFile)
+            let r = try BinaryRunner.run(common, environment: env, timeout: 20)
+            XCTAssertEqual(r.status, ExitStatus.badInput.rawValue, "\(c.why): \(r.stderr)")
+            XCTAssertTrue(r.stderr.hasPrefix(c.message), "\(c.why): \(r.stderr)")
+        }
+
+        try writeConfig("device = \"null\"\nvolume = 70\n")
+        let d = try start(device: nil, clock: [], extra: ["--driver", "external"])
+        for c in cases {
+            try Data(c.bytes).write(to: configFile)
+            let reply = try d.request("reload")
+            XCTAssertTrue(
+                reply.hasPrefix("error reload refused, the previous configuration and pack stay: "),
+                "\(c.why): \(reply)")
+            XCTAssertTrue(reply.contains(": line "), "\(c.why): \(reply)")
+        }
+        kill(d.pid, SIGHUP)
+        XCTAssertTrue(d.waitForLog("<3>reload refused", count: cases.count + 1, timeout: 5), d.log)
+        XCTAssertTrue(d.isRunning)
+        let json = try d.request("status json")
+        XCTAssertTrue(json.contains(#""device":"null""#), "the old configuration stays: \(json)")
+    }
+
+    /// A state file cut short while muted (here: the last 20 bytes lost) never unmutes the clock:
+    /// the daemon starts muted, says why in the log and in `status`, keeps the damaged file for
+    /// inspection, and `unmute` clears it all.
+    func testTruncatedStateFileWithMuteStartsMutedAndSaysSo() throws {
+        try writePack()
+        let state = dir.appendingPathComponent("state")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        let full =
+            "{\n  \"last-spoken-boundary\" : 1782900000,\n  \"mute\" : {\n    \"state\" : \"muted-until\",\n    \"until\" : 1893456000\n  }\n}\n"
+        try Data(full.utf8.dropLast(20)).write(to: state.appendingPathComponent("state.json"))
+        let d = try start(device: "null", clock: [], extra: ["--driver", "external"])
+        let status = try d.request("status")
+        XCTAssertTrue(
+            status.contains(
+                "mute muted; warning: The state file \(state.path)/state.json was unreadable (it is not valid JSON; it may have been truncated), so talking-clock starts muted"
+            ), status)
+        XCTAssertTrue(d.log.contains("<4>state file unreadable"), d.log)
+        let aside = try FileManager.default.contentsOfDirectory(atPath: state.path).filter {
+            $0.hasPrefix("state.json.corrupt-")
+        }
+        XCTAssertEqual(aside.count, 1, "the damaged file is kept")
+        XCTAssertEqual(try d.request("unmute"), "ok unmuted")
+        XCTAssertFalse(try d.request("status").contains("warning"))
+        let saved = try String(contentsOf: state.appendingPathComponent("state.json"), encoding: .utf8)
+        XCTAssertTrue(
+            saved.contains("\"last-spoken-boundary\" : 1782900000"), "the salvaged boundary is kept: \(saved)")
+    }
+
+    /// Mounts a tmpfs of `size` at `path` (root with CAP_SYS_ADMIN), or skips saying why.
+    func mountTmpfs(_ path: String, size: String) throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        guard mount("tmpfs", path, "tmpfs", 0, "size=\(size),mode=0700") == 0 else {
+            throw XCTSkip(
+                "cannot mount a tmpfs at \(path) (\(String(cString: strerror(errno)))): needs root with CAP_SYS_ADMIN")
+        }
+        mounted.append(path)
+    }
+
+    func remount(_ path: String, readOnly: Bool) {
+        let flags = UInt(MS_REMOUNT) | (readOnly ? UInt(MS_RDONLY) : 0)
+        XCTAssertEqual(mount("tmpfs", path, "tmpfs", flags, nil), 0, String(cString: strerror(errno)))
+    }
+
+    /// The state directory on a read-only and then a full file system: mute changes are refused
+    /// with the reason in the reply (and from the CLI), the previous state file stays byte for
+    /// byte, an announcement still plays (its at-most-once record cannot be saved: logged), and
+    /// the daemon keeps answering. Once space is back, saving works again.
+    func testStateThatCannotBeWrittenIsAnErrorReplyAndThePreviousStateStays() throws {
+        let env = try privatePulse()
+        try writePack()
+        let fs = dir.appendingPathComponent("statefs").path
+        try mountTmpfs(fs, size: "256k")
+        let stateDir = fs + "/talking-clock"
+        let stateFile = stateDir + "/state.json"
+        // 10:15 is 3 s after start (its wake-up 2 s after): enough to make the file system read-only first.
+        let d = try start(
+            device: "pulse", environment: env, stateDir: stateDir,
+            clock: ["--fake-clock", CivilTime.utcString(Int(boundary(0)) - 900), "--clock-rate", "300"])
+        XCTAssertEqual(try d.request("unmute"), "ok unmuted")
+        let before = try Data(contentsOf: URL(fileURLWithPath: stateFile))
+
+        remount(fs, readOnly: true)
+        let readOnly = try d.request("mute for 30m")
+        XCTAssertEqual(
+            readOnly,
+            "error mute state not changed: Could not save the talking-clock state to \(stateFile): creating a temporary "
+                + "file in \(stateDir) failed: Read-only file system. The previous state is unchanged. The file system is "
+                + "read-only; set XDG_STATE_HOME to a writable directory.")
+        let cli = try BinaryRunner.run(["mute", "--socket", d.socket])
+        XCTAssertEqual(cli.status, ExitStatus.badInput.rawValue)
+        XCTAssertTrue(cli.stderr.hasPrefix("talking-clock: mute state not changed: Could not save"), cli.stderr)
+        XCTAssertTrue(try d.request("status").contains("mute unmuted"), "the mute in effect is the one on disk")
+        XCTAssertTrue(d.waitForLog("<6>spoke boundary=\(stamp(0))", timeout: 10), d.log)
+        XCTAssertTrue(
+            d.log.contains("<3>state not saved"), "the at-most-once record could not be saved, and says so: \(d.log)")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: stateFile)), before)
+
+        remount(fs, readOnly: false)
+        let filler = fs + "/filler"
+        FileManager.default.createFile(atPath: filler, contents: nil)
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: filler))
+        let block = [UInt8](repeating: 0x55, count: 4096)
+        while block.withUnsafeBytes({ Glibc.write(handle.fileDescriptor, $0.baseAddress, $0.count) }) > 0 {}
+        XCTAssertEqual(errno, ENOSPC)
+        try handle.close()
+        let full = try d.request("mute")
+        XCTAssertTrue(
+            full.hasPrefix(
+                "error mute state not changed: Could not save the talking-clock state to \(stateFile): writing \(stateDir)/.state.json.tmp-"
+            ), full)
+        XCTAssertTrue(
+            full.hasSuffix(
+                "failed: No space left on device. The previous state is unchanged. Free some disk space; talking-clock saves again at the next change."
+            ), full)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: stateFile)), before)
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: stateDir), ["state.json"],
+            "no temporary file left behind")
+
+        try FileManager.default.removeItem(atPath: filler)
+        XCTAssertEqual(try d.request("mute"), "ok muted")
+        XCTAssertTrue(try String(contentsOfFile: stateFile, encoding: .utf8).contains("\"state\" : \"muted\""))
+        XCTAssertTrue(d.isRunning)
+    }
+}

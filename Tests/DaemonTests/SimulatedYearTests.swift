@@ -1,0 +1,1003 @@
+import Daemon
+import Foundation
+import Playback
+import TalkingClockCore
+import TestSupport
+import XCTest
+
+/// A year of quarter-hour boundaries (35,040) in Europe/London on a manual clock, with seeded
+/// suspends, clock steps both ways, zone changes, mutes, quiet hours and daemon restarts, many of
+/// them placed within seconds of a boundary. An oracle that knows only the world (the wall clock,
+/// the zone, the user's commands) and Foundation's calendar checks what was spoken: no boundary
+/// missed unless excused, none doubled, none spoken stale or with the wrong words, none spoken
+/// while muted or quiet, and memory flat.
+///
+/// CI runs one month (from March 15: London's spring-forward night is in it); `scripts/simulate-year`
+/// runs 365 days (`TALKING_CLOCK_SIM_DAYS`, `TALKING_CLOCK_SIM_SEED`; `TALKING_CLOCK_SIM_TRACE=<epoch>`
+/// prints what happens within two hours of that instant).
+///
+/// `SimulatedDaemon` repeats `ClockDaemon`'s event handling step for step (the functions carry the
+/// same names) over the same pure pieces: `AnnouncementScheduler` (including `boundaryToArm`),
+/// `BoundarySchedule`, `Phrase`/`Vocabulary`, `Timeline`, `Mixer`, `PlaybackSession` and
+/// `StateStore`. ClockDaemon owns its timerfds and ALSA device, so it cannot run on a manual clock;
+/// its glue is mirrored here, and a change to it must be mirrored too.
+final class SimulatedYearTests: XCTestCase {
+    func testBoundariesOnAManualClockWithSuspendsStepsZoneChangesMutesAndRestarts() throws {
+        let days = Int(ProcessInfo.processInfo.environment["TALKING_CLOCK_SIM_DAYS"] ?? "") ?? 31
+        let seed = UInt64(ProcessInfo.processInfo.environment["TALKING_CLOCK_SIM_SEED"] ?? "") ?? 2026
+        let dir = URL(
+            fileURLWithPath: FileManager.default.isWritableFile(atPath: "/dev/shm")
+                ? "/dev/shm" : NSTemporaryDirectory()
+        )
+        .appendingPathComponent("talking-clock-year-\(getpid())-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let sim = YearSimulation(days: days, seed: seed, stateDirectory: dir)
+        let started = Date()
+        sim.run()
+        let report = sim.report(seconds: Date().timeIntervalSince(started))
+        print(report)
+        if let path = ProcessInfo.processInfo.environment["TALKING_CLOCK_SIM_REPORT"] {
+            try report.write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        XCTAssertEqual(sim.violations, [], "\(sim.violations.count) violations; first: \(sim.violations.prefix(5))")
+        let missing = stride(from: Int(sim.start / 900) * 900 + 900, to: Int(sim.end), by: 900).filter {
+            !sim.judged.contains($0)
+        }
+        XCTAssertEqual(
+            sim.count["boundaries in span"], days * 96,
+            "every boundary of the span was judged; not: \(missing.prefix(5).map(CivilTime.utcString))")
+        // The perturbations must reach the interesting paths, or the run proves little.
+        for key in [
+            "spoken on time", "spoken late", "due late", "silent: muted", "silent: quiet", "excused: stale",
+            "excused: replayed",
+            "suspends", "steps forward", "steps back", "zone changes", "restarts", "events near a boundary",
+            "spoken in another zone", "cut: stale", "spoken within 2 h of a DST change", "calm DST nights",
+        ] where days >= 28 {
+            XCTAssertGreaterThan(sim.count[key], 0, "never exercised: \(key)")
+        }
+        XCTAssertLessThan(
+            sim.memoryGrowthKB, 4_000, "memory flat: RSS grew \(sim.memoryGrowthKB) kB after the first week")
+    }
+}
+
+// MARK: - The world
+
+private struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Named counters.
+struct Counts {
+    private(set) var values: [String: Int] = [:]
+    subscript(key: String) -> Int { values[key, default: 0] }
+    mutating func add(_ key: String, _ n: Int = 1) { values[key, default: 0] += n }
+}
+
+/// What the simulated machine does to the daemon, and the oracle that judges it.
+///
+/// Time: `tau` is real (monotonic) time; the wall clock is `tau + offset`, and clock steps change
+/// `offset`. While suspended, the wall clock runs on but the daemon does not, and neither does the
+/// sound device.
+final class YearSimulation {
+    static let home = "Europe/London"
+    static let zones = [
+        "America/New_York", "Asia/Kolkata", "Asia/Kathmandu", "Australia/Lord_Howe", "Pacific/Chatham",
+        "America/St_Johns", "UTC",
+    ]
+    let lead = 1.0
+    let lateLimit = 5.0
+    let tick = 0.05  // the sink's period: the daemon is pumped every 50 ms while it plays
+
+    let days: Int
+    let start: Double
+    let end: Double
+    private var rng: SplitMix64
+    private(set) var tau = 0.0
+    private(set) var offset: Double
+    var wall: Double { tau + offset }
+    private(set) var zoneID = YearSimulation.home
+    private var suspendedUntil: Double?
+    private var downUntil: Double?
+    private var nextEventTau = 0.0
+    private var nextPumpTau: Double?
+    private var lastPumpTau = 0.0
+    private(set) var daemon: SimulatedDaemon!
+    let stateDirectory: URL
+
+    // The oracle's own view of the user's mute (from the commands it issued).
+    private var userMute: MuteState = .unmuted
+    private(set) var count = Counts()
+    private(set) var violations: [String] = []
+    private var maxDecided = Int.min
+    private var maxWall: Double
+    private var rssSamples: [Int] = []
+    nonisolated(unsafe) private static var zoneCache: [String: TimeZone] = [:]
+
+    static func zone(_ id: String) -> TimeZone {
+        if let z = zoneCache[id] { return z }
+        let z = TimeZone(identifier: id)!
+        zoneCache[id] = z
+        return z
+    }
+
+    /// One pass of the wall clock over a boundary and what the daemon must do about it.
+    struct Pass {
+        /// `maySpeak`: decided, then interrupted before its boundary (a clock step, a suspend); the
+        /// daemon may still play it when the clock gets there, or cut it.
+        enum Expect: Equatable {
+            case speak, maySpeak
+            case silent(String)
+            case excused(String)
+        }
+        var boundary: Int
+        var tau: Double
+        /// The wall clock when the daemon decides (a late pass: after the boundary).
+        var wallAtDecision: Double
+        var expect: Expect
+        var text: String
+        var zone: String
+    }
+
+    struct Spoken {
+        var boundary: Int
+        var text: String
+        var onset: Double
+        var tau: Double
+        var zone: String
+        /// Seconds of sound after the first frame.
+        var soundAfter: Double
+        /// When its last frame played (wall clock and real time), if it did.
+        var lastClip: (wall: Double, tau: Double)? = nil
+    }
+
+    private var passes: [Int: [Pass]] = [:]
+    private var spoken: [Int: [Spoken]] = [:]
+    /// The boundary whose lead window the wall clock entered while the daemon ran, and what it
+    /// must do about it judged at that moment (when the daemon decides); cleared by anything
+    /// discontinuous.
+    private var openWindow: Pass?
+    /// A boundary whose pass was settled when the clock landed in its window.
+    private var judgedWindow: Int?
+
+    let seed: UInt64
+
+    init(days: Int, seed: UInt64, stateDirectory: URL) {
+        self.days = days
+        self.seed = seed
+        rng = SplitMix64(state: seed)
+        // 2026-03-15T00:10:00Z: a month takes in London's spring-forward night (March 29), a year
+        // both of its DST nights.
+        start = 1_773_533_400
+        end = start + Double(days) * 86_400
+        offset = start
+        maxWall = start
+        self.stateDirectory = stateDirectory
+        daemon = makeDaemon()
+    }
+
+    /// `TALKING_CLOCK_SIM_TRACE=<epoch>`: print what happens within two hours of that wall time.
+    private let traceAround = ProcessInfo.processInfo.environment["TALKING_CLOCK_SIM_TRACE"].flatMap(Double.init)
+    func trace(_ text: @autoclosure () -> String) {
+        guard let t = traceAround, abs(wall - t) < 7200 else { return }
+        print(
+            "trace tau \(String(format: "%.3f", tau)) wall \(CivilTime.utcString(Int(wall)))\(String(format: "%+.3f", wall - floor(wall))): \(text())"
+        )
+    }
+
+    private func below(_ n: Int) -> Int { Int(rng.next() % UInt64(n)) }
+    private func uniform(_ a: Double, _ b: Double) -> Double {
+        a + (b - a) * Double(rng.next() >> 11) / Double(1 << 53)
+    }
+
+    private func makeDaemon() -> SimulatedDaemon {
+        var config = Config()
+        config.chime = .none
+        config.quiet = [QuietWindow(days: .daily, from: 180, to: 360, mode: .silent)]  // 03:00-06:00
+        config.lateLimit = lateLimit
+        return SimulatedDaemon(config: config, store: StateStore(directory: stateDirectory), lead: lead, world: self)
+    }
+
+    // MARK: Running
+
+    private(set) var rssAtStart = 0
+
+    func run() {
+        rssAtStart = DaemonProcessMemory.selfResidentKB()
+        daemon.run()
+        scheduleNextEvent()
+        var nextSample = start + 86_400
+        var nextResolve = start + 3600
+        // A minute past the end, so the last boundary's announcement has played; only
+        // boundaries before the end are judged.
+        while wall < end + 60 {
+            if let s = suspendedUntil {
+                // Asleep: nothing happens until the machine resumes.
+                advance(to: s)
+                resume()
+                continue
+            }
+            let running = downUntil == nil
+            let timerTau = running ? daemon.wakeAt.map { tau + max(0, $0 - wall) } ?? .infinity : .infinity
+            let pumpTau = running ? nextPumpTau ?? .infinity : .infinity
+            let restartTau = downUntil ?? .infinity
+            let next = min(timerTau, pumpTau, restartTau, max(tau, nextEventTau))
+            advance(to: next)
+            if timerTau <= next {
+                daemon.boundaryTimerFired(clockWasSet: false)
+            } else if pumpTau <= next {
+                pump()
+            } else if restartTau <= next {
+                downUntil = nil
+                count.add("restarts")
+                daemon = makeDaemon()
+                landed(restart: true)
+                daemon.run()
+            } else {
+                perturb()
+                scheduleNextEvent()
+            }
+            if maxWall >= nextResolve {
+                nextResolve = maxWall + 3600
+                resolve(upTo: maxWall - 86_400)
+            }
+            if wall >= nextSample {
+                nextSample = wall + 86_400
+                rssSamples.append(DaemonProcessMemory.selfResidentKB())
+            }
+        }
+        daemon.stop()
+        resolve(upTo: end)
+    }
+
+    /// Boundaries of the span that the oracle never saw (a bug in the oracle if any).
+    private(set) var judged = Set<Int>()
+
+    /// Moves real time on to `t`; the wall clock follows, and the oracle watches it cross boundaries.
+    private func advance(to t: Double) {
+        guard t > tau else { return }
+        let from = wall
+        tau = t
+        crossed(from: from, to: wall)
+        maxWall = max(maxWall, wall)
+    }
+
+    /// The wall clock moved continuously from `a` to `b` (the machine awake, or asleep): the
+    /// oracle notes boundaries whose lead window was entered, and those reached with their
+    /// window crossed uninterrupted while the daemon ran: those are due on time.
+    private func crossed(from a: Double, to b: Double) {
+        let awake = suspendedUntil == nil
+        let running = awake && downUntil == nil
+        // Boundaries reached in (a, b].
+        var boundary = Int(floor(a / 900)) * 900 + 900
+        while Double(boundary) <= b {
+            if let w = openWindow, w.boundary == boundary {
+                trace("pass \(CivilTime.utcString(boundary)) \(w.expect) (window)")
+                passes[boundary, default: []].append(w)
+                openWindow = nil
+            } else if judgedWindow == boundary {
+                judgedWindow = nil
+            } else if running && Double(boundary) - lead > a {
+                passes[boundary, default: []].append(
+                    makePass(boundary, decidedAt: tau - (b - (Double(boundary) - lead))))
+                trace("pass \(CivilTime.utcString(boundary)) \(passes[boundary]!.last!.expect) (crossed)")
+            } else if awake && !running {
+                addPass(boundary, decidedAt: tau, forced: .excused("daemon down"))
+            } else if running {
+                violations.append("oracle lost track of \(CivilTime.utcString(boundary))")
+            }
+            // Asleep: the resume judges what was slept through.
+            boundary += 900
+        }
+        // A window entered in (a, b] whose boundary is still ahead.
+        let ahead = Int(floor(b / 900)) * 900 + 900
+        if running && Double(ahead) - lead > a && Double(ahead) - lead <= b {
+            openWindow = makePass(ahead, decidedAt: tau - (b - (Double(ahead) - lead)))
+        }
+    }
+
+    /// Something discontinuous happened (suspend, step, stop): a window being crossed is broken.
+    /// Something discontinuous happened (suspend, step, kill): a decision taken and not yet heard
+    /// may now be played later (if the clock comes back to it) or cut as stale; either is right.
+    private func interrupted() {
+        if var w = openWindow, w.expect == .speak {
+            w.expect = .maySpeak
+            passes[w.boundary, default: []].append(w)
+        }
+        openWindow = nil
+        judgedWindow = nil
+        // Only decisions that can still be waiting for their first sound (a decision made long
+        // ago and never heard is a miss, whatever happens now).
+        for (boundary, list) in passes where Double(boundary) >= wall - lateLimit - 1 {
+            for (i, p) in list.enumerated()
+            where p.expect == .speak && p.tau >= tau - lead - lateLimit - 1
+                && !(spoken[boundary] ?? []).contains(where: { $0.tau >= p.tau })
+            {
+                passes[boundary]![i].expect = .maySpeak
+            }
+        }
+    }
+
+    /// After a resume, a clock step or a restart at wall time `wall`: a boundary in the lead
+    /// window is due on time; one that passed within the late limit is due late (not after a
+    /// restart: a fresh daemon does not look back); the ones jumped over are stale.
+    private func landed(restart: Bool, jumpedFrom: Double? = nil) {
+        let w = wall
+        let next = Int(ceil(w / 900)) * 900
+        if Double(next) - lead <= w, Double(next) > w {
+            if restart, let stop = stopWall, stop >= Double(next) - lead - 0.001, stop <= Double(next) {
+                // Killed after deciding this boundary: its record may say it was spoken.
+                addPass(next, decidedAt: tau, forced: .excused("killed while announcing"))
+                judgedWindow = next
+            } else {
+                openWindow = makePass(next, decidedAt: tau)
+            }
+        }
+        let previous = Int(floor(w / 900)) * 900
+        if !restart && jumpedFrom == nil && w - Double(previous) <= lateLimit {
+            // Stepped back to just after a boundary: due late, unless already decided before.
+            count.add("due late")
+            addPass(previous, decidedAt: tau)
+        }
+        guard let from = jumpedFrom, from < w else { return }
+        var b = Int(floor(from / 900)) * 900 + 900
+        while b <= previous {
+            if b == previous && w - Double(b) <= lateLimit {
+                count.add("due late")
+                addPass(b, decidedAt: tau)
+            } else {
+                addPass(b, decidedAt: tau, forced: .excused("stale"))
+            }
+            b += 900
+        }
+    }
+
+    private func addPass(_ boundary: Int, decidedAt decisionTau: Double, forced: Pass.Expect? = nil) {
+        passes[boundary, default: []].append(makePass(boundary, decidedAt: decisionTau, forced: forced))
+        trace("pass \(CivilTime.utcString(boundary)) \(passes[boundary]!.last!.expect)")
+    }
+
+    /// What the daemon must do about `boundary` if it decides now.
+    private func makePass(_ boundary: Int, decidedAt decisionTau: Double, forced: Pass.Expect? = nil) -> Pass {
+        let local = Self.localTime(boundary, zoneID)
+        let text = Phrase.forTime(hour: local.hour, minute: local.minute).text
+        var expect: Pass.Expect
+        if let forced {
+            expect = forced
+        } else if boundary <= maxDecided {
+            // The daemon remembers the last boundary it decided to speak and never goes back.
+            expect = .excused("replayed")
+        } else if userMute.isMuted(at: boundary) {
+            expect = .silent("muted")
+        } else if (3..<6).contains(local.hour) {
+            expect = .silent("quiet")
+        } else {
+            expect = .speak
+        }
+        if expect == .speak { maxDecided = max(maxDecided, boundary) }
+        return Pass(
+            boundary: boundary, tau: decisionTau, wallAtDecision: wall - (tau - decisionTau), expect: expect,
+            text: text,
+            zone: zoneID)
+    }
+
+    /// The local hour and minute by Foundation's calendar, independent of the code under test.
+    static func localTime(_ instant: Int, _ zone: String) -> (hour: Int, minute: Int) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = Self.zone(zone)
+        let c = calendar.dateComponents([.hour, .minute, .second], from: Date(timeIntervalSince1970: Double(instant)))
+        return (c.hour!, c.minute!)
+    }
+
+    // MARK: Playback
+
+    /// The daemon started a session: pump it every tick from now on.
+    func sessionStarted() {
+        lastPumpTau = tau
+        nextPumpTau = tau
+    }
+
+    func sessionEnded() { nextPumpTau = nil }
+
+    private func pump() {
+        playSink()
+        nextPumpTau = tau + tick
+        daemon.pumpPlayback()
+    }
+
+    /// The device plays the frames of the real time since it last played (nothing while the
+    /// machine sleeps). The oracle notes exactly when the announcement's first and last frames
+    /// played, by the wall clock, which runs continuously between two calls: every clock step,
+    /// suspend and kill calls this first.
+    private func playSink() {
+        defer { lastPumpTau = tau }
+        guard let sink = daemon.sink, tau > lastPumpTau else { return }
+        let before = sink.writtenFrames - sink.queued
+        sink.advance(frames: Int(((tau - lastPumpTau) * 1000).rounded()))
+        let after = sink.writtenFrames - sink.queued
+        guard var heard = daemon.heard else { return }
+        func moment(_ frame: Int) -> (wall: Double, tau: Double) {
+            let t = lastPumpTau + Double(frame - before) / 1000
+            return (wall - (tau - t), t)
+        }
+        if heard.onsetReported == false, before <= heard.first, after > heard.first {
+            let m = moment(heard.first)
+            trace(
+                "onset of \(CivilTime.utcString(heard.boundary)) \"\(heard.text)\" at \(m.wall - Double(heard.boundary))"
+            )
+            spoken[heard.boundary, default: []].append(
+                Spoken(
+                    boundary: heard.boundary, text: heard.text, onset: m.wall, tau: m.tau, zone: zoneID,
+                    soundAfter: heard.soundAfter))
+            heard.onsetReported = true
+        }
+        if heard.onsetReported, before < heard.last, after >= heard.last, var list = spoken[heard.boundary],
+            !list.isEmpty
+        {
+            list[list.count - 1].lastClip = moment(heard.last)
+            spoken[heard.boundary] = list
+        }
+        daemon.heard = heard
+    }
+
+    func cutStale() { count.add("cut: stale") }
+
+    // MARK: Perturbations
+
+    private func scheduleNextEvent() {
+        // About one event every 1.5 hours of real time; 40 % of them placed within seconds of a boundary.
+        var t = tau + -log(max(1e-12, uniform(0, 1))) * 5400
+        if below(10) < 4 {
+            let target =
+                Double(Int((wall + (t - tau)) / 900) * 900 + 900)
+                + (below(2) == 0 ? uniform(-2.5, 0) : uniform(-2.5, 7))
+            t = tau + max(0.01, target - wall)
+            count.add("events near a boundary")
+        }
+        // A calm DST night: from two hours before each of London's transitions until two hours
+        // after it, the clock is at home, unmuted and left alone, so the words across the
+        // change are heard and judged (every other night is fair game).
+        if let transition = Self.zone(Self.home).nextDaylightSavingTimeTransition(
+            after: Date(timeIntervalSince1970: wall))
+        {
+            let calmStart = transition.timeIntervalSince1970 - 7200 + 300  // not on a boundary
+            if calmStart > wall && calmStart < wall + (t - tau) {
+                t = tau + (calmStart - wall)
+                calmUntil = calmStart + 4 * 3600
+                count.add("calm DST nights")
+            }
+        }
+        nextEventTau = t
+    }
+
+    private var calmUntil: Double?
+
+    /// Whether a user command at this wall time would fall in the seconds around a boundary where
+    /// "muted at the boundary" depends on the exact instant the daemon decided.
+    private func nearBoundary(_ w: Double) -> Bool {
+        let next = ceil(w / 900) * 900
+        let previous = floor(w / 900) * 900
+        return next - w < lead + 1 || w - previous < lateLimit + 1
+    }
+
+    private func perturb() {
+        if let calm = calmUntil {
+            guard wall >= calm || wall < calm - 4 * 3600 - 1 else {
+                if zoneID != Self.home, nextPumpTau == nil, !nearBoundary(wall) {
+                    zoneID = Self.home
+                    count.add("zone changes")
+                }
+                if userMute != .unmuted, !nearBoundary(wall), downUntil == nil {
+                    userMute = .unmuted
+                    _ = daemon.respond(to: .unmute)
+                }
+                return
+            }
+            if wall >= calm { calmUntil = nil }
+        }
+        let roll = below(100)
+        trace("event \(roll)")
+        switch roll {
+        case 0..<25: suspend()
+        case 25..<37: step(forward: true)
+        case 37..<49: step(forward: false)
+        case 49..<55:
+            // A zone change while an announcement waits for its boundary does not change its
+            // words (they were chosen at the decision): not something to judge here.
+            guard !nearBoundary(wall), nextPumpTau == nil else { return }
+            count.add("zone changes")
+            zoneID = zoneID == Self.home ? Self.zones[below(Self.zones.count)] : Self.home
+            daemon.systemZoneChanged()
+        case 55..<60:
+            guard downUntil == nil else { return }
+            playSink()
+            interrupted()  // decided but not yet heard: its record says spoken, the new daemon leaves it out
+            daemon.stop()
+            stopWall = wall
+            downUntil = tau + uniform(0.1, 3)
+        default:
+            guard !nearBoundary(wall), downUntil == nil else { return }
+            command()
+        }
+    }
+
+    private func suspend() {
+        count.add("suspends")
+        playSink()
+        interrupted()
+        var d: Double
+        switch below(10) {
+        case 0..<4: d = uniform(0.3, 12)  // around the late limit
+        case 4..<9: d = uniform(60, 3600)
+        default: d = uniform(3600, 10 * 3600)
+        }
+        d = landingNearABoundary(after: d)
+        suspendStartWall = wall
+        suspendedUntil = tau + d
+        trace("suspend for \(d) s")
+    }
+
+    /// Half the time, stretches a jump of `d` seconds so that it lands within seconds of a
+    /// boundary (just before it, or just after it, on either side of the late limit). A jump
+    /// never skips a calm DST night: it lands before it instead.
+    private func landingNearABoundary(after d: Double) -> Double {
+        var d = d
+        if below(2) == 0 {
+            count.add("jumps landing near a boundary")
+            let target = floor((wall + d) / 900) * 900 + uniform(-2, 2 * lateLimit)
+            d = max(0.2, target - wall)
+        }
+        if let transition = Self.zone(Self.home).nextDaylightSavingTimeTransition(
+            after: Date(timeIntervalSince1970: wall))
+        {
+            let calmStart = transition.timeIntervalSince1970 - 7200 + 300
+            if wall < calmStart - 600, wall + d > calmStart - 600 {
+                d = calmStart - 600 - wall + uniform(-2, 2 * lateLimit)
+            }
+        }
+        return max(0.2, d)
+    }
+
+    private var suspendStartWall = 0.0
+    private var stopWall: Double?
+
+    private func resume() {
+        trace("resume (slept from \(CivilTime.utcString(Int(suspendStartWall))))")
+        suspendedUntil = nil
+        lastPumpTau = tau  // the device did not play while suspended
+        if nextPumpTau != nil { nextPumpTau = tau }
+        landed(restart: false, jumpedFrom: suspendStartWall)
+        // The absolute CLOCK_REALTIME timer then fires at once if its time passed during the sleep.
+    }
+
+    private func step(forward: Bool) {
+        count.add(forward ? "steps forward" : "steps back")
+        playSink()
+        interrupted()
+        var size: Double
+        switch below(10) {
+        case 0..<4: size = uniform(0.2, 12)
+        case 4..<8: size = uniform(60, 3600)
+        default: size = uniform(3600, forward ? 12 * 3600 : 6 * 3600)
+        }
+        if forward { size = landingNearABoundary(after: size) }
+        let from = wall
+        offset += forward ? size : -size
+        trace("stepped \(forward ? "forward" : "back") \(size) s from \(CivilTime.utcString(Int(from)))")
+        if from > wall {
+            // Stepped back: nothing was jumped over; boundaries ahead will be passed again, and
+            // one that passed within the late limit is due now.
+            landed(restart: false)
+        } else {
+            landed(restart: false, jumpedFrom: from)
+        }
+        if downUntil == nil { daemon.boundaryTimerFired(clockWasSet: true) }  // TFD_TIMER_CANCEL_ON_SET
+    }
+
+    private func command() {
+        count.add("commands")
+        let request: ControlRequest
+        switch below(100) {
+        case 0..<45: request = .unmute
+        case 45..<70: request = .muteFor(seconds: 600 + below(6 * 3600))
+        case 70..<85: request = .muteUntil(hour: below(24), minute: below(4) * 15 + below(15))
+        default: request = .mute
+        }
+        let now = Int(wall)
+        switch request {
+        case .mute: userMute = .muted
+        case .unmute: userMute = .unmuted
+        case .muteFor(let s): userMute = .mutedUntil(now + s)
+        case .muteUntil(let h, let m):
+            userMute = .mutedUntil(Self.nextLocal(hour: h, minute: m, after: now, zone: zoneID))
+        default: break
+        }
+        let reply = daemon.respond(to: request)
+        if case .error(let text) = reply { violations.append("command \(request) refused: \(text)") }
+    }
+
+    /// The next instant after `now` whose local reading is HH:MM:00 (by Foundation's calendar;
+    /// on a day where it is skipped, the end of the gap).
+    static func nextLocal(hour: Int, minute: Int, after now: Int, zone: String) -> Int {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = Self.zone(zone)
+        let date = calendar.nextDate(
+            after: Date(timeIntervalSince1970: Double(now)),
+            matching: DateComponents(hour: hour, minute: minute, second: 0),
+            matchingPolicy: .nextTime, repeatedTimePolicy: .first, direction: .forward)!
+        return Int(date.timeIntervalSince1970)
+    }
+
+    // MARK: Judging
+
+    /// Judges every boundary the wall clock has left behind for good (more than a day ago), so
+    /// memory stays bounded however long the run.
+    private func resolve(upTo limit: Double) {
+        for boundary in passes.keys where Double(boundary) < limit {
+            judge(boundary)
+            passes.removeValue(forKey: boundary)
+            spoken.removeValue(forKey: boundary)
+        }
+        for boundary in spoken.keys where Double(boundary) < limit {
+            judge(boundary)
+            spoken.removeValue(forKey: boundary)
+        }
+    }
+
+    private func judge(_ boundary: Int) {
+        let ps = passes[boundary] ?? []
+        let ss = spoken[boundary] ?? []
+        let name = CivilTime.utcString(boundary)
+        if Double(boundary) >= start && Double(boundary) < end {
+            count.add("boundaries in span")
+            judged.insert(boundary)
+        }
+        if !ps.isEmpty { count.add("boundaries passed") }
+        if ss.count > 1 { violations.append("doubled: \(name) spoken \(ss.count) times") }
+        var satisfied = Set<Int>()
+        for s in ss {
+            // The decision this announcement comes from: the last one to speak it before it sounded.
+            guard
+                let index = ps.lastIndex(where: {
+                    ($0.expect == .speak || $0.expect == .maySpeak) && $0.tau <= s.tau + 1e-6
+                })
+            else {
+                switch ps.last(where: { $0.tau <= s.tau + 1e-6 })?.expect {
+                case .silent(let why): violations.append("spoke while \(why): \(name) \"\(s.text)\"")
+                case .excused("stale"): violations.append("spoke a stale boundary: \(name)")
+                case .excused("replayed"): violations.append("spoke again after the clock went back: \(name)")
+                case .excused(let why): count.add("spoken though excused (\(why))")
+                default: violations.append("spoken without passing it: \(name) \"\(s.text)\"")
+                }
+                continue
+            }
+            let p = ps[index]
+            satisfied.insert(index)
+            // On the boundary, or within the late limit plus the device's 0.1 s buffer: by the wall
+            // clock, or by the lateness the daemon saw when it decided plus the real time since
+            // (a clock step between the decision and the first sound cannot be undone).
+            let b = Double(boundary)
+            let seenLate = p.wallAtDecision - b + (s.tau - p.tau)
+            let wallLate = s.onset - b
+            if (wallLate > lateLimit + 0.1 && seenLate > lateLimit + 0.1)
+                || (wallLate < -0.01 && seenLate < -0.01 - lead)
+            {
+                violations.append(
+                    "stale or early: \(name) onset \(wallLate) s by the wall clock, \(seenLate) s as seen")
+            }
+            // No sound after the announcement's due end plus the late limit (at least 1 s), the
+            // same two ways.
+            if let last = s.lastClip {
+                let limit = s.soundAfter + max(lateLimit, 1) + 0.2
+                if last.wall - b > limit
+                    && p.wallAtDecision - b + (last.tau - p.tau) > limit + max(0, b - p.wallAtDecision)
+                {
+                    violations.append("stale sound: \(name) still playing at \(last.wall - b) s")
+                }
+            }
+            if s.text != p.text {
+                violations.append("wrong words: \(name) \"\(s.text)\", expected \"\(p.text)\" (\(p.zone))")
+            }
+            count.add(wallLate > 0.01 ? "spoken late" : "spoken on time")
+            if p.zone != Self.home { count.add("spoken in another zone") }
+            let z = Self.zone(p.zone)
+            if z.secondsFromGMT(for: Date(timeIntervalSince1970: b - 7200))
+                != z.secondsFromGMT(for: Date(timeIntervalSince1970: b + 7200))
+            {
+                count.add("spoken within 2 h of a DST change")
+            }
+            if p.expect == .maySpeak { count.add("spoken after an interruption before its boundary") }
+        }
+        for (index, p) in ps.enumerated() {
+            switch p.expect {
+            case .speak:
+                if !satisfied.contains(index) { violations.append("missed: \(name) \"\(p.text)\" (\(p.zone))") }
+            case .maySpeak: if !satisfied.contains(index) { count.add("decided, interrupted, not spoken") }
+            case .silent(let why): count.add("silent: \(why)")
+            case .excused(let why): count.add("excused: \(why)")
+            }
+        }
+    }
+
+    var memoryGrowthKB: Int {
+        let settled = rssSamples.dropFirst(7)
+        guard let first = settled.first, let peak = settled.max() else { return 0 }
+        return peak - first
+    }
+
+    func report(seconds: Double) -> String {
+        let keys = count.values.keys.sorted()
+        var lines = [
+            "simulate-year: \(days) days (\(days * 96) boundaries) from \(CivilTime.utcString(Int(start))) in \(Self.home), seed \(seed)"
+        ]
+        for k in keys { lines.append("  \(k): \(count[k])") }
+        lines.append("  violations: \(violations.count)")
+        for v in violations.prefix(20) { lines.append("    \(v)") }
+        let sampled = rssSamples.dropFirst(7)
+        lines.append(
+            "  RSS of the test process: \(rssAtStart) kB when the simulation started, \(sampled.first ?? 0) kB after the "
+                + "first week, at most \(sampled.max() ?? 0) kB in the daily samples after it, \(rssSamples.last ?? 0) kB at "
+                + "the end (growth \(memoryGrowthKB) kB); peak (VmHWM) \(DaemonProcessMemory.selfKB("VmHWM")) kB")
+        if ProcessInfo.processInfo.environment["TALKING_CLOCK_SIM_RSS"] != nil {
+            lines.append("  daily RSS samples (kB): \(rssSamples.map(String.init).joined(separator: " "))")
+        }
+        lines.append("  took \(String(format: "%.1f", seconds)) s")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+enum DaemonProcessMemory {
+    static func selfResidentKB() -> Int { selfKB("VmRSS") }
+
+    /// A kB field of /proc/self/status (VmRSS, VmHWM: not inherited across exec, unlike ru_maxrss).
+    static func selfKB(_ field: String) -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in text.split(separator: "\n") where line.hasPrefix(field + ":") {
+            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
+        }
+        return 0
+    }
+}
+
+// MARK: - The daemon, step for step
+
+/// `ClockDaemon`'s handling of wake-ups, clock steps, decisions, playback and control, on the
+/// simulated clock: the boundary timer is an absolute wall-clock instant (`wakeAt`), the sound
+/// device a `RecordingSink`, the state a real `StateStore`.
+final class SimulatedDaemon {
+    let format = StreamFormat(sampleRate: 1000, channels: 1)
+    let available = Set(FixturePack.fullVocabulary)
+    var scheduler: AnnouncementScheduler
+    let store: StateStore
+    let lead: Double
+    unowned let world: YearSimulation
+    private(set) var armed: Int?
+    private(set) var wakeAt: Double?
+    private(set) var sink: CountingSink?
+    private var playing: (session: PlaybackSession, boundary: Int?, anchor: Double?, text: String)?
+    /// What the world's device is to listen for in the announcement playing.
+    struct Heard {
+        var boundary: Int
+        var text: String
+        var first: Int
+        var last: Int
+        var soundAfter: Double
+        var onsetReported = false
+    }
+    var heard: Heard?
+
+    init(config: Config, store: StateStore, lead: Double, world: YearSimulation) {
+        scheduler = AnnouncementScheduler(config: config, state: PersistentState())
+        self.store = store
+        self.lead = lead
+        self.world = world
+    }
+
+    var now: Double { world.wall }
+    func zone() -> TimeZone { YearSimulation.zone(world.zoneID) }
+
+    /// `run()`: load the state, arm the next boundary.
+    func run() {
+        scheduler.state = store.load().state
+        armNext(after: now)
+    }
+
+    /// SIGKILL: nothing more happens (the state on disk is what was saved).
+    func stop() {
+        wakeAt = nil
+        armed = nil
+        playing = nil
+        sink = nil
+        heard = nil
+        world.sessionEnded()
+    }
+
+    /// `zoneMayHaveChanged()` (the /etc watch): re-arm in the new zone. With quarter-hour
+    /// boundaries every current zone has the same instants, so this re-arms the same boundary;
+    /// the words follow the zone because it is re-resolved at every decision.
+    func systemZoneChanged() {
+        guard zone().identifier != lastZone else { return }
+        lastZone = zone().identifier
+        arm(scheduler.boundaryToArm(after: nil, now: now, in: zone()))
+    }
+
+    private var lastZone = YearSimulation.home
+
+    private func armNext(after t: Double) {
+        arm(scheduler.nextBoundary(after: t, in: zone()))
+    }
+
+    private func arm(_ boundary: Int) {
+        world.trace("daemon arms \(CivilTime.utcString(boundary))")
+        armed = boundary
+        wakeAt = Double(boundary) - lead
+    }
+
+    func boundaryTimerFired(clockWasSet: Bool) {
+        if clockWasSet {
+            if let boundary = armed, now <= Double(boundary) + scheduler.config.lateLimit,
+                now >= Double(boundary) - lead * 2
+            {
+                announce(boundary)
+            } else {
+                rearmAfterDecision(now: now)
+            }
+            return
+        }
+        wakeAt = nil
+        guard let boundary = armed else { return }
+        if now < Double(boundary) - lead - 0.5 {
+            arm(boundary)
+            return
+        }
+        announce(boundary)
+    }
+
+    private func rearmAfterDecision(now: Double) {
+        armed = nil
+        arm(scheduler.boundaryToArm(after: nil, now: now, in: zone()))
+    }
+
+    private func announce(_ boundary: Int) {
+        _ = cutIfStale()
+        let now = self.now
+        let zone = zone()
+        if !BoundarySchedule.isBoundary(boundary, in: zone, interval: scheduler.config.interval) {
+            world.fail("armed a boundary that is none in \(zone.identifier): \(CivilTime.utcString(boundary))")
+            armed = nil
+            return arm(scheduler.boundaryToArm(after: nil, now: now, in: zone))
+        }
+        let decision = scheduler.decide(boundary: boundary, now: now, in: zone, busy: playing != nil)
+        world.trace("daemon decides \(CivilTime.utcString(boundary)): \(decision)")
+        armed = nil
+        switch decision {
+        case .skip:
+            scheduler.recordSkipped(decision)
+        case .speak(_, let local, let style, let gain):
+            start(boundary: boundary, local: local, style: style, gain: gain)
+        }
+        arm(scheduler.boundaryToArm(after: boundary, now: now, in: zone))
+    }
+
+    private func start(boundary: Int, local: LocalDateTime, style: AnnouncementStyle, gain: Float) {
+        let phrase = Phrase.forTime(hour: local.hour, minute: local.minute, style: style.phrase)
+        guard let voice = try? Vocabulary.clips(for: phrase, available: available) else {
+            return world.fail("pack cannot say \(phrase.text)")
+        }
+        let timeline = Timeline.compose(chime: [], voice: voice, spacing: Spacing(), format: format) { _ in 50 }
+        let pcm = Mixer.render(timeline, gain: gain) { _ in [Float](repeating: 0.25, count: 50) }
+        if now > Double(boundary) + scheduler.config.lateLimit { return }  // abandoned: opened too late
+        scheduler.recordSpoken(boundary)
+        do { try store.save(scheduler.state) } catch { world.fail("state not saved: \(error)") }
+        let sink = CountingSink(format: format, capacity: 100, periodFrames: 50)  // ALSASink asks for 0.1 s
+        self.sink = sink
+        heard = nil
+        let session = PlaybackSession(
+            sink: sink, timeline: timeline, pcm: pcm, anchorAt: Double(boundary),
+            clock: { [unowned world] in world.wall })
+        playing = (session, boundary, Double(boundary), phrase.text)
+        world.sessionStarted()
+        pumpPlayback()
+    }
+
+    /// `cutIfStale()`.
+    private func cutIfStale() -> Bool {
+        guard let current = playing, let anchor = current.anchor else { return false }
+        let slack = max(scheduler.config.lateLimit, 1)
+        let sound = current.session.anchorPlayed ? ClockDaemonMirror.soundAfterAnchor(current.session.timeline) : 0
+        guard now > anchor + sound + slack else { return false }
+        current.session.cancel()
+        world.trace("daemon cuts \(current.text): stale")
+        world.cutStale()
+        finishPlayback()
+        return true
+    }
+
+    func pumpPlayback() {
+        guard let current = playing else { return }
+        if heard == nil, let start = current.session.timelineStart, let b = current.boundary {
+            // The frames the oracle listens for: the first and the last of the announcement.
+            let t = current.session.timeline
+            heard = Heard(
+                boundary: b, text: current.text, first: start + t.anchorFrame, last: start + t.totalFrames,
+                soundAfter: ClockDaemonMirror.soundAfterAnchor(t))
+        }
+        if cutIfStale() { return }
+        let result = current.session.pump()
+        if result == .done { finishPlayback() }
+    }
+
+    private func finishPlayback() {
+        playing = nil
+        sink = nil
+        heard = nil
+        world.sessionEnded()
+    }
+
+    func respond(to request: ControlRequest) -> ControlReply {
+        var state = scheduler.state
+        switch request {
+        case .mute: state.mute = .muted
+        case .muteFor(let seconds): state.mute = .mutedUntil(Int(now) + seconds)
+        case .muteUntil(let h, let m):
+            state.mute = .mutedUntil(Mute.nextInstant(hour: h, minute: m, after: Int(now), in: zone()))
+        case .unmute: state.mute = .unmuted
+        default: return .error("not simulated")
+        }
+        do { try store.save(state) } catch { return .error("mute state not changed: \(error)") }
+        scheduler.state = state
+        if let current = playing, let b = current.boundary, state.mute.isMuted(at: b) {
+            current.session.cancel()
+            finishPlayback()
+        }
+        return .ok(state.mute.description(in: zone()))
+    }
+}
+
+/// A paced device that keeps counts, not samples (a year of priming silence would not fit in a
+/// `RecordingSink`, and memory is measured): `capacity` frames of buffer, played by `advance`.
+final class CountingSink: AudioSink {
+    let deviceName = "simulated"
+    let format: StreamFormat
+    let periodFrames: Int
+    let capacity: Int
+    private(set) var writtenFrames = 0
+    private(set) var queued = 0
+
+    init(format: StreamFormat, capacity: Int, periodFrames: Int) {
+        self.format = format
+        self.capacity = capacity
+        self.periodFrames = periodFrames
+    }
+
+    func write(_ frames: UnsafeBufferPointer<Int16>) throws(SinkError) -> Int {
+        let accepted = min(frames.count / format.channels, capacity - queued)
+        writtenFrames += accepted
+        queued += accepted
+        return accepted
+    }
+
+    func delay() throws(SinkError) -> Int { queued }
+    func advance(frames: Int) { queued = max(0, queued - frames) }
+    func pollDescriptors() -> [PollDescriptor] { [] }
+    func acknowledge(revents: [Int16]) {}
+    func stop() { queued = 0 }
+    func close() {}
+}
+
+/// `ClockDaemon.soundAfterAnchor`, which is internal to the Daemon module.
+enum ClockDaemonMirror {
+    static func soundAfterAnchor(_ timeline: Timeline) -> Double {
+        Double((timeline.items.map(\.end).max() ?? 0) - timeline.anchorFrame) / Double(timeline.format.sampleRate)
+    }
+}
+
+extension YearSimulation {
+    func fail(_ message: String) { violations.append(message) }
+}

@@ -1,0 +1,64 @@
+import XCTest
+
+@testable import TalkingClockCore
+
+/// `AnnouncementScheduler.boundaryToArm`: what the daemon waits for after a decision, a resume
+/// or a clock step.
+final class SchedulerTests: XCTestCase {
+    let utc = TimeZone(identifier: "UTC")!
+    let b = 1_800_000_000  // 2027-01-15T08:00:00Z, a boundary
+
+    func scheduler(lastSpoken: Int? = nil) -> AnnouncementScheduler {
+        AnnouncementScheduler(config: Config(), state: PersistentState(lastSpokenBoundary: lastSpoken))
+    }
+
+    func testBoundaryToArm() {
+        let d = Double(b)
+        let cases: [(why: String, handled: Int?, now: Double, lastSpoken: Int?, expected: Int)] = [
+            ("decided 1 s ahead: the next one", b, d - 1, b, b + 900),
+            (
+                "resumed 3 s after a later boundary, having skipped an old one as stale: that boundary, late", b - 3600,
+                d + 3, nil, b
+            ),
+            ("resumed 6 s after it: past the 5 s late limit, so the next one", b - 3600, d + 6, nil, b + 900),
+            ("stepped to 4.9 s after a boundary (nothing handled)", nil, d + 4.9, nil, b),
+            ("stepped to 5.1 s after it", nil, d + 5.1, nil, b + 900),
+            ("stepped back to 2 s after a boundary already spoken: not again", nil, d + 2, b + 1800, b + 2700),
+            (
+                "stepped back to 2 s after a boundary not spoken (it was muted then): spoken late", nil, d + 2, b - 900,
+                b
+            ),
+            ("a step landing inside the lead second: that boundary", nil, d - 0.5, nil, b),
+        ]
+        for c in cases {
+            XCTAssertEqual(
+                scheduler(lastSpoken: c.lastSpoken).boundaryToArm(after: c.handled, now: c.now, in: utc), c.expected,
+                c.why)
+        }
+    }
+
+    /// A boundary just decided is not decided again when something makes the daemon re-arm
+    /// within the late limit: a `skip` stays a skip.
+    func testABoundaryJustDecidedIsNotDecidedAgain() {
+        var s = scheduler()
+        s.skipNext = true
+        let decision = s.decide(boundary: b, now: Double(b) - 1, in: utc)
+        XCTAssertEqual(decision, .skip(boundary: b, local: CivilTime.local(b, in: utc), reason: .skipRequested))
+        s.recordSkipped(decision)
+        // A clock step of +2 s just after it: without the record, b (2 s ago) would be armed again.
+        XCTAssertEqual(s.boundaryToArm(after: nil, now: Double(b) + 2, in: utc), b + 900)
+        XCTAssertEqual(
+            s.boundaryToArm(after: nil, now: Double(b) - 0.5, in: utc), b + 900, "a step back into its lead second")
+        // An hour later the record no longer matters (a backward step then replays on time).
+        XCTAssertEqual(s.boundaryToArm(after: nil, now: Double(b) + 3602, in: utc), b + 3600)
+    }
+
+    func testAStaleSkipIsNoVerdict() {
+        var s = scheduler()
+        let decision = s.decide(boundary: b, now: Double(b) + 1800, in: utc)  // woke half an hour late
+        XCTAssertEqual(decision, .skip(boundary: b, local: CivilTime.local(b, in: utc), reason: .stale))
+        s.recordSkipped(decision)
+        // The clock is stepped back to 3 s after it: now it is only 3 s late.
+        XCTAssertEqual(s.boundaryToArm(after: nil, now: Double(b) + 3, in: utc), b)
+    }
+}
