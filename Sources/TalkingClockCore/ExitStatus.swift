@@ -33,8 +33,10 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
         }
     }
 
-    /// The table printed in `--help` and the README.
+    /// The table printed in `--help` and the README. (`String(_:)` rather than interpolation: it is
+    /// built on every start, and generic interpolation of the raw value costs a protocol-conformance
+    /// scan of the whole binary.)
     public static var table: String {
-        allCases.map { "  \($0.rawValue)\t\($0.summary)" }.joined(separator: "\n")
+        allCases.map { "  " + String($0.rawValue) + "\t" + $0.summary }.joined(separator: "\n")
     }
 }

@@ -7,6 +7,7 @@ import TalkingClockCore
 
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "check",
         abstract: "Validate a sound pack (every clip decodes, all 1,440 minutes can be said) and optionally a device.",
         discussion: """
             Prints every problem as a sentence; exits 65 if the pack is broken, 69 if the device cannot be opened. \

@@ -53,6 +53,7 @@ func bootstrapLogging() {
 
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "run",
         abstract: "Run the daemon: speak every boundary (or on triggers), controlled through its socket.",
         discussion: "Logs one line per decision to stderr with syslog priorities journald understands. SIGHUP reloads; SIGTERM/SIGINT cut the current clip and exit 0."
     )
@@ -77,6 +78,7 @@ extension Driver: ExpressibleByArgument {}
 
 struct Announce: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "announce",
         abstract: "One-shot for cron or a systemd timer: wait for the next boundary and announce it on the dot.",
         discussion: """
             Exits 0 when it spoke, 2 when muted or in silent quiet hours, 3 when no boundary is within \
@@ -136,14 +138,14 @@ struct SocketOption: ParsableArguments {
 }
 
 struct Status: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show the daemon's state: driver, next boundary, mute, last announcement.")
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "Show the daemon's state: driver, next boundary, mute, last announcement.")
     @OptionGroup var socket: SocketOption
     @Flag(help: "One line of JSON.") var json = false
     func run() throws { print(try Control.send(json ? "status json" : "status", socket: socket.path)) }
 }
 
 struct Trigger: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Tell the running daemon a boundary is near (it waits for it on its own clock).")
+    static let configuration = CommandConfiguration(commandName: "trigger", abstract: "Tell the running daemon a boundary is near (it waits for it on its own clock).")
     @OptionGroup var socket: SocketOption
     func run() throws { print(try Control.send("trigger", socket: socket.path)) }
 }
@@ -165,19 +167,19 @@ struct MuteCommand: ParsableCommand {
 }
 
 struct Unmute: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Unmute the daemon.")
+    static let configuration = CommandConfiguration(commandName: "unmute", abstract: "Unmute the daemon.")
     @OptionGroup var socket: SocketOption
     func run() throws { print(try Control.send("unmute", socket: socket.path)) }
 }
 
 struct Skip: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Cut the announcement playing now (or, if none plays, leave out the next one).")
+    static let configuration = CommandConfiguration(commandName: "skip", abstract: "Cut the announcement playing now (or, if none plays, leave out the next one).")
     @OptionGroup var socket: SocketOption
     func run() throws { print(try Control.send("skip", socket: socket.path)) }
 }
 
 struct Reload: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Re-read the config and the pack; a bad one is refused and the old one stays.")
+    static let configuration = CommandConfiguration(commandName: "reload", abstract: "Re-read the config and the pack; a bad one is refused and the old one stays.")
     @OptionGroup var socket: SocketOption
     func run() throws { print(try Control.send("reload", socket: socket.path)) }
 }

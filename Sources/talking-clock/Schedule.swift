@@ -6,6 +6,7 @@ import TalkingClockCore
 
 struct Schedule: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "schedule",
         abstract: "List the next announcements (a fake clock: any --from instant, any zone).",
         discussion: """
             --from takes RFC 3339 (2026-11-01T01:30:00-05:00, …Z) or a local time without offset \
