@@ -116,6 +116,64 @@ final class ControlSocketTests: XCTestCase {
         XCTAssertEqual(st.st_mode & 0o7777, 0o1777, "the daemon never changes a directory it did not create")
     }
 
+    /// A bare `say` (no options) is spoken by the running daemon found at the default socket path
+    /// (`$XDG_RUNTIME_DIR/talking-clock/control.sock`), on the daemon's device; with no daemon there,
+    /// it speaks in its own process on the config's device.
+    func testBareSayIsSpokenByTheDaemonElseLocally() throws {
+        let runtime = dir.appendingPathComponent("xdg")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+        chmod(runtime.path, 0o700)
+        let daemonOut = dir.appendingPathComponent("daemon.wav")
+        let localOut = dir.appendingPathComponent("local.wav")
+        // The client's config names another device: only the process that speaks writes its file.
+        let cfg = dir.appendingPathComponent("client-cfg/talking-clock")
+        try FileManager.default.createDirectory(at: cfg, withIntermediateDirectories: true)
+        try "device = \"file:FILE=\(localOut.path),FORMAT=wav\"\npack = \"\(dir.appendingPathComponent("pack").path)\"\nzone = \"UTC\"\n"
+            .write(to: cfg.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
+        let clientEnv = ["XDG_RUNTIME_DIR": runtime.path, "XDG_CONFIG_HOME": dir.appendingPathComponent("client-cfg").path]
+
+        let p = Process()
+        p.executableURL = BinaryRunner.binary
+        p.arguments = [
+            "run", "--driver", "external", "--pack", dir.appendingPathComponent("pack").path,
+            "--device", "file:FILE=\(daemonOut.path),FORMAT=wav", "--state-dir", dir.appendingPathComponent("state-xdg").path, "--tz", "UTC",
+        ]
+        p.environment = ProcessInfo.processInfo.environment.merging(["XDG_RUNTIME_DIR": runtime.path, "XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path]) { $1 }
+        p.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try p.run()
+        defer { if p.isRunning { p.terminate(); p.waitUntilExit() } }
+        let deadline = Date().addingTimeInterval(10)
+        while try BinaryRunner.run(["status"], environment: clientEnv).status != 0 {
+            guard Date() < deadline, p.isRunning else { return XCTFail("the daemon did not answer on \(runtime.path)") }
+            usleep(20_000)
+        }
+
+        func expectedText() throws -> String {
+            let r = try BinaryRunner.run(["say", "--dry-run"], environment: clientEnv)
+            return String(r.stdout.prefix { $0 != "\n" })
+        }
+        var reply: BinaryRunner.Outcome
+        var expected: Set<String>
+        repeat {  // the minute may turn between the request and the dry run: both words are right then
+            let before = try expectedText()
+            reply = try BinaryRunner.run(["say"], environment: clientEnv)
+            expected = [before, try expectedText()]
+        } while reply.status != 0 && reply.stderr.contains("is playing")
+        XCTAssertEqual(reply.status, 0, reply.stderr)
+        XCTAssertTrue(expected.contains { reply.stdout == "speaking \($0)\n" }, "\(reply.stdout) vs \(expected)")
+        let spoken = Date().addingTimeInterval(5)
+        while ((try? FileManager.default.attributesOfItem(atPath: daemonOut.path)[.size] as? Int) ?? 0) <= 44, Date() < spoken { usleep(20_000) }
+        XCTAssertGreaterThan((try? FileManager.default.attributesOfItem(atPath: daemonOut.path)[.size] as? Int) ?? 0, 44, "the daemon spoke")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: localOut.path), "the client did not speak itself")
+
+        p.terminate()
+        p.waitUntilExit()
+        let local = try BinaryRunner.run(["say"], environment: clientEnv)
+        XCTAssertEqual(local.status, 0, local.stderr)
+        XCTAssertEqual(local.stdout, "", "spoken here: nothing to print")
+        XCTAssertGreaterThan((try? FileManager.default.attributesOfItem(atPath: localOut.path)[.size] as? Int) ?? 0, 44, "spoken on the config's device")
+    }
+
     func testNoDaemonIsAClearMessage() throws {
         let r = try BinaryRunner.run(["status", "--socket", dir.appendingPathComponent("nothing.sock").path])
         XCTAssertEqual(r.status, ExitStatus.noDaemon.rawValue)
