@@ -15,7 +15,9 @@ let package = Package(
     targets: [
         // C shims: exactly one Swift target imports each.
         .systemLibrary(name: "CAlsa", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
-        .systemLibrary(name: "CSndfile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        // libsndfile is loaded on first use (dlopen), not linked: see Sources/CSndfile/include/CSndfile.h.
+        // Its header comes from libsndfile1-dev.
+        .target(name: "CSndfile"),
         .systemLibrary(name: "CLinux"),
 
         // Pure: time, phrases, schedule, timelines, config and protocol parsing. Foundation only.

@@ -28,30 +28,32 @@ public enum ClipDecoder {
 
     /// Reads the header. Names the file and the clip id in every error.
     public static func info(path: String, clip: String) throws(PackError) -> ClipInfo {
+        try requireLibrary()
         var sfinfo = SF_INFO()
         // sf_open: opens and parses the header.
-        guard let file = sf_open(path, Int32(SFM_READ), &sfinfo) else {
+        guard let file = tc_sf_open(path, Int32(SFM_READ), &sfinfo) else {
             throw undecodable(path: path, clip: clip)
         }
-        sf_close(file)
+        tc_sf_close(file)
         return try validate(sfinfo, path: path, clip: clip)
     }
 
     /// Decodes the whole clip as float samples.
     public static func decode(path: String, clip: String) throws(PackError) -> ClipAudio {
+        try requireLibrary()
         var sfinfo = SF_INFO()
-        guard let file = sf_open(path, Int32(SFM_READ), &sfinfo) else {
+        guard let file = tc_sf_open(path, Int32(SFM_READ), &sfinfo) else {
             throw undecodable(path: path, clip: clip)
         }
-        defer { sf_close(file) }
+        defer { tc_sf_close(file) }
         let info = try validate(sfinfo, path: path, clip: clip)
         var samples = [Float](repeating: 0, count: info.frames * info.format.channels)
         // sf_readf_float: reads frames, normalised to [-1, 1).
         let read = samples.withUnsafeMutableBufferPointer { buffer in
-            sf_readf_float(file, buffer.baseAddress, sf_count_t(info.frames))
+            tc_sf_readf_float(file, buffer.baseAddress, sf_count_t(info.frames))
         }
         guard read == info.frames else {
-            let reason = String(cString: sf_strerror(file))
+            let reason = String(cString: tc_sf_strerror(file))
             throw PackError(
                 .undecodable, clip: clip,
                 "Clip '\(clip)' (\(path)) is truncated or damaged: its header promises \(info.frames) frames but only \(max(0, Int(read))) could be decoded (\(reason)). Re-export or regenerate the file.")
@@ -85,8 +87,14 @@ public enum ClipDecoder {
         return ClipInfo(frames: frames, format: StreamFormat(sampleRate: rate, channels: channels))
     }
 
+    /// libsndfile is loaded on first use (see CSndfile); without it no clip can be read or written.
+    static func requireLibrary() throws(PackError) {
+        // tc_sf_load (dlopen of libsndfile.so.1, once)
+        if let why = tc_sf_load() { throw PackError(.codecLibrary, String(cString: why) + ".") }
+    }
+
     private static func undecodable(path: String, clip: String) -> PackError {
-        var reason = String(cString: sf_strerror(nil))
+        var reason = String(cString: tc_sf_strerror(nil))
         while reason.hasSuffix(".") { reason.removeLast() }  // libsndfile ends some texts with a period
         return PackError(
             .undecodable, clip: clip,

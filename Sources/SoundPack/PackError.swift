@@ -4,7 +4,7 @@ import Foundation
 public struct PackError: Error, Hashable, Sendable, CustomStringConvertible {
     public enum Kind: String, Sendable {
         case missingManifest, badManifest, missingFile, unsafePath, undecodable, emptyClip, tooLong, badChannels,
-            vocabulary, notADirectory
+            vocabulary, notADirectory, codecLibrary
     }
 
     public var kind: Kind

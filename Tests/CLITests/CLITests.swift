@@ -72,6 +72,14 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(noDevice.status, ExitStatus.deviceError.rawValue)
         XCTAssertTrue(noDevice.stderr.hasPrefix("talking-clock: Could not open ALSA device \"hw:CARD=NoSuchCard\""), noDevice.stderr)
 
+        // The device is opened while the pack loads: a bad pack is still the error reported (and
+        // the half-opened device is closed without a crash).
+        let both = try run(["say", "--at", "10:10", "--device", "hw:CARD=NoSuchCard", "--pack", "/nonexistent/pack"])
+        XCTAssertEqual(both.status, ExitStatus.packError.rawValue)
+        XCTAssertEqual(both.stderr, noPack.stderr)
+        let badPackGoodDevice = try run(["say", "--at", "10:10", "--device", "file:FILE=/dev/null", "--pack", "/nonexistent/pack"])
+        XCTAssertEqual(badPackGoodDevice.status, ExitStatus.packError.rawValue)
+
         let unknownOption = try run(["schedule", "--bogus"])
         XCTAssertEqual(unknownOption.status, ExitStatus.badInput.rawValue)
         XCTAssertTrue(unknownOption.stderr.contains("--bogus"), unknownOption.stderr)
@@ -94,6 +102,44 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(good.stdout.contains("all 1440 minutes can be said"), good.stdout)
         let badDevice = try run(["check", "--pack", ok.path, "--device", "hw:CARD=NoSuchCard"])
         XCTAssertEqual(badDevice.status, ExitStatus.deviceError.rawValue)
+    }
+
+    /// libsndfile is loaded when a clip is first decoded, not at start: without it, commands that
+    /// need no audio still work, and those that do say what to install.
+    func testMissingLibsndfileIsASentenceAndOnlyAudioCommandsNeedIt() throws {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/unshare") else {
+            throw XCTSkip("needs root and unshare(1) to hide libsndfile in a private mount namespace")
+        }
+        let library = URL(fileURLWithPath: "/lib/x86_64-linux-gnu/libsndfile.so.1").resolvingSymlinksInPath().path
+        guard FileManager.default.fileExists(atPath: library) else { throw XCTSkip("libsndfile.so.1 is not at \(library)") }
+        let wrapper = pack.appendingPathComponent("hide-libsndfile.sh")
+        try "#!/bin/sh\nmount --bind /dev/null \"$1\" || exit 99\nshift\nexec \"$@\"\n".write(to: wrapper, atomically: true, encoding: .utf8)
+        chmod(wrapper.path, 0o755)
+        func hidden(_ args: [String]) throws -> BinaryRunner.Outcome {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
+            p.arguments = ["-m", wrapper.path, library, BinaryRunner.binary.path] + args
+            let out = Pipe()
+            let err = Pipe()
+            p.standardOutput = out
+            p.standardError = err
+            try p.run()
+            let o = out.fileHandleForReading.readDataToEndOfFile()
+            let e = err.fileHandleForReading.readDataToEndOfFile()
+            p.waitUntilExit()
+            return .init(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+        }
+        let schedule = try hidden(["schedule", "--from", "2026-06-01T10:00:00Z", "--count", "1", "--tz", "UTC", "--pack", pack.path])
+        if schedule.status == 99 { throw XCTSkip("cannot bind-mount in a mount namespace here") }
+        XCTAssertEqual(schedule.status, 0, schedule.stderr)
+        XCTAssertEqual(schedule.stdout, "2026-06-01T10:15:00+00:00  ten fifteen AM  [ten fifteen am]\n")
+        let say = try hidden(["say", "--at", "10:15", "--output", pack.appendingPathComponent("x.wav").path, "--pack", pack.path])
+        XCTAssertEqual(say.status, ExitStatus.packError.rawValue, say.stderr)
+        XCTAssertTrue(say.stderr.hasPrefix("talking-clock: libsndfile could not be loaded ("), say.stderr)
+        XCTAssertTrue(say.stderr.hasSuffix("install it (Debian/Ubuntu: apt install libsndfile1).\n"), say.stderr)
+        let check = try hidden(["check", "--pack", pack.path])
+        XCTAssertEqual(check.status, ExitStatus.packError.rawValue)
+        XCTAssertTrue((check.stdout + check.stderr).contains("apt install libsndfile1"), check.stdout + check.stderr)
     }
 
     func testHelpListsExitCodes() throws {
