@@ -6,7 +6,8 @@ public enum Phrasing: String, Sendable, Codable, CaseIterable {
     case twentyFourHour = "24h"
 }
 
-/// What to say at 00:00 in 24-hour style.
+/// What to say at 00:00 in 24-hour style ("zero hundred" unless the user prefers "midnight";
+/// 12-hour style always says "midnight").
 public enum MidnightStyle: String, Sendable, Codable, CaseIterable {
     case midnight
     case zeroHundred = "zero-hundred"
@@ -33,7 +34,7 @@ public struct PhraseStyle: Hashable, Sendable {
     public var midnight: MidnightStyle
     public var leadIn: LeadIn
 
-    public init(phrasing: Phrasing = .twelveHour, midnight: MidnightStyle = .midnight, leadIn: LeadIn = .none) {
+    public init(phrasing: Phrasing = .twelveHour, midnight: MidnightStyle = .zeroHundred, leadIn: LeadIn = .none) {
         self.phrasing = phrasing
         self.midnight = midnight
         self.leadIn = leadIn

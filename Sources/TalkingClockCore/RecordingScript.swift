@@ -32,14 +32,18 @@ public enum RecordingScript {
     /// except the compounds said at the quarter hours ("forty-five"; in 24-hour style also the
     /// hours "twenty-one" … "twenty-three"), which are heard so often that they get a whole
     /// recording. With `allCompounds` every compound is recorded whole.
+    /// Both ways of saying 00:00 in 24-hour style are covered, so the pack works whichever the
+    /// user's `midnight` setting is.
     public static func words(for phrasing: Phrasing, allCompounds: Bool = false) -> [String] {
-        let style = PhraseStyle(phrasing: phrasing)
         var needed = Set<String>()
         var atQuarters = Set<String>()
-        for m in 0..<1440 {
-            let words = Phrase.forTime(hour: m / 60, minute: m % 60, style: style).words
-            needed.formUnion(words)
-            if m % 15 == 0 { atQuarters.formUnion(words) }
+        for midnight in MidnightStyle.allCases {
+            let style = PhraseStyle(phrasing: phrasing, midnight: midnight)
+            for m in 0..<1440 {
+                let words = Phrase.forTime(hour: m / 60, minute: m % 60, style: style).words
+                needed.formUnion(words)
+                if m % 15 == 0 { atQuarters.formUnion(words) }
+            }
         }
         var result = Set<String>()
         for word in needed {

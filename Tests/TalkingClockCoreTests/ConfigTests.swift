@@ -37,7 +37,7 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(config?.driver, .timer)
         XCTAssertEqual(config?.chime, .hour)
         XCTAssertEqual(config?.phrasing, .twelveHour)
-        XCTAssertEqual(config?.midnight, .midnight)
+        XCTAssertEqual(config?.midnight, .zeroHundred)
         XCTAssertEqual(config?.leadIn, Optional(LeadIn.none))
         XCTAssertEqual(config?.voice, true)
         XCTAssertEqual(config?.quiet, [])
@@ -54,7 +54,7 @@ final class ConfigTests: XCTestCase {
             driver = "external"
             chime = "none"
             phrasing = "24h"
-            midnight = "zero-hundred"
+            midnight = "midnight"
             lead-in = "the-time-is"
             voice = false
 
@@ -85,7 +85,7 @@ final class ConfigTests: XCTestCase {
         expected.driver = .external
         expected.chime = ChimeStyle.none
         expected.phrasing = .twentyFourHour
-        expected.midnight = .zeroHundred
+        expected.midnight = .midnight
         expected.leadIn = .theTimeIs
         expected.voice = false
         expected.quiet = [
@@ -98,7 +98,7 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(
             expected.announcementStyle,
             AnnouncementStyle(
-                phrase: PhraseStyle(phrasing: .twentyFourHour, midnight: .zeroHundred, leadIn: .theTimeIs),
+                phrase: PhraseStyle(phrasing: .twentyFourHour, midnight: .midnight, leadIn: .theTimeIs),
                 chime: ChimeStyle.none, voice: false))
     }
 

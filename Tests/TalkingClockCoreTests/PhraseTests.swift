@@ -27,11 +27,23 @@ final class PhraseTests: XCTestCase {
         let style = PhraseStyle(phrasing: .twentyFourHour)
         let rows: [(Int, Int, String)] = [
             (15, 0, "fifteen hundred"), (15, 45, "fifteen forty-five"), (7, 5, "oh seven oh five"),
-            (0, 0, "midnight"), (0, 15, "zero fifteen"), (23, 30, "twenty-three thirty"), (10, 0, "ten hundred"),
+            (0, 0, "zero hundred"), (0, 15, "zero fifteen"), (23, 30, "twenty-three thirty"), (10, 0, "ten hundred"),
+            (12, 0, "twelve hundred"),
         ]
         for (h, m, text) in rows { XCTAssertEqual(Phrase.forTime(hour: h, minute: m, style: style).text, text) }
-        let zero = PhraseStyle(phrasing: .twentyFourHour, midnight: .zeroHundred)
-        XCTAssertEqual(Phrase.forTime(hour: 0, minute: 0, style: zero).text, "zero hundred")
+        let word = PhraseStyle(phrasing: .twentyFourHour, midnight: .midnight)
+        XCTAssertEqual(Phrase.forTime(hour: 0, minute: 0, style: word).text, "midnight", "if the user prefers it")
+        // Never "twelve" for the midnight hour in 24-hour style, whichever the choice: its hour word
+        // is "zero" (or the whole word "midnight" at 00:00).
+        for choice in MidnightStyle.allCases {
+            let s = PhraseStyle(phrasing: .twentyFourHour, midnight: choice)
+            for minute in 0..<60 {
+                let first = Phrase.forTime(hour: 0, minute: minute, style: s).words.first
+                XCTAssertTrue(first == "zero" || (minute == 0 && first == "midnight"), "00:\(minute): \(first ?? "")")
+            }
+        }
+        // 12-hour style says "midnight" whatever the 24-hour choice.
+        XCTAssertEqual(Phrase.forTime(hour: 0, minute: 0, style: PhraseStyle(phrasing: .twelveHour, midnight: .zeroHundred)).text, "midnight")
     }
 
     func testLeadIn() {

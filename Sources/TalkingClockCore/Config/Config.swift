@@ -26,7 +26,7 @@ public struct Config: Hashable, Sendable {
     public var driver: Driver = .timer
     public var chime: ChimeStyle = .hour
     public var phrasing: Phrasing = .twelveHour
-    public var midnight: MidnightStyle = .midnight
+    public var midnight: MidnightStyle = .zeroHundred
     public var leadIn: LeadIn = .none
     /// Whether the time is spoken (false: chime only).
     public var voice: Bool = true
@@ -537,8 +537,9 @@ extension Config {
         # "12h" says "three forty-five PM"; "24h" says "fifteen forty-five".
         phrasing = "12h"
 
-        # With "24h" phrasing, 00:00 is said as "midnight" or "zero-hundred".
-        midnight = "midnight"
+        # With "24h" phrasing, 00:00 is said as "zero-hundred" (the default) or "midnight".
+        # ("12h" always says "midnight".)
+        midnight = "zero-hundred"
 
         # Words before the time: "none", "its" ("it's three PM") or "the-time-is".
         lead-in = "none"
