@@ -47,6 +47,13 @@ final class ResampleTests: XCTestCase {
         return ClipAudio(format: StreamFormat(sampleRate: rate, channels: channels), samples: samples)
     }
 
+    /// A 0.5-amplitude sine, a quarter of a second long.
+    func tone(_ hz: Double, rate: Int) -> ClipAudio {
+        ClipAudio(
+            format: StreamFormat(sampleRate: rate, channels: 1),
+            samples: (0..<rate / 4).map { Float(0.5 * sin(2 * .pi * hz * Double($0) / Double(rate))) })
+    }
+
     func maxDifference(_ a: [Float], _ b: [Float]) -> Float {
         XCTAssertEqual(a.count, b.count)
         return zip(a, b).map { abs($0 - $1) }.max() ?? 0
@@ -72,12 +79,8 @@ final class ResampleTests: XCTestCase {
 
     func testAToneKeepsItsFrequencyAndLevel() {
         // 1 kHz at 22 050 Hz, upsampled to 48 kHz: away from the edges it is the same sine at 48 kHz.
-        let frames = 22050 / 4
-        let tone = ClipAudio(
-            format: StreamFormat(sampleRate: 22050, channels: 1),
-            samples: (0..<frames).map { Float(0.5 * sin(2 * .pi * 1000 * Double($0) / 22050)) })
-        let up = Conversion.resample(tone, to: 48000)
-        XCTAssertEqual(up.frames, Int((Double(frames) * 48000 / 22050).rounded()))
+        let up = Conversion.resample(tone(1000, rate: 22050), to: 48000)
+        XCTAssertEqual(up.frames, Int((Double(22050 / 4) * 48000 / 22050).rounded()))
         var worst: Float = 0
         for o in 200..<(up.frames - 200) {
             worst = max(worst, abs(up.samples[o] - Float(0.5 * sin(2 * .pi * 1000 * Double(o) / 48000))))
@@ -87,11 +90,7 @@ final class ResampleTests: XCTestCase {
 
     func testDownsamplingRemovesWhatTheNewRateCannotCarry() {
         // 15 kHz at 44.1 kHz cannot exist at 22.05 kHz (Nyquist 11 025 Hz): it must not alias to 7 050 Hz.
-        let frames = 44100 / 4
-        let tone = ClipAudio(
-            format: StreamFormat(sampleRate: 44100, channels: 1),
-            samples: (0..<frames).map { Float(0.5 * sin(2 * .pi * 15000 * Double($0) / 44100)) })
-        let down = Conversion.resample(tone, to: 22050)
+        let down = Conversion.resample(tone(15000, rate: 44100), to: 22050)
         let interior = down.samples[200..<(down.frames - 200)]
         let rms = sqrt(interior.map { Double($0 * $0) }.reduce(0, +) / Double(interior.count))
         XCTAssertLessThan(rms, 0.5 / 2.0.squareRoot() * 0.01, "at least 40 dB down")
