@@ -109,7 +109,8 @@ extension Say {
 
 /// Opens an ALSA device on its own thread as soon as its name is known, then configures it once
 /// `configure(format:)` says the stream format; `wait()` joins it. Dropping the opener before
-/// `configure(format:)` (the command failed before it needed the device) closes the device.
+/// `configure(format:)` (the command failed before it needed the device) waits for the thread to
+/// close the device, so the process never exits while another thread is inside ALSA or libpulse.
 final class DeviceOpener {
     /// Shared with the opening thread, which must not keep the opener itself alive.
     private final class Shared: @unchecked Sendable {
@@ -117,30 +118,36 @@ final class DeviceOpener {
         var format: StreamFormat?
         var abandoned = false
         var result: Result<ALSASink, SinkError>?
+        var finished = false
     }
     private let shared = Shared()
 
     init(device: String) {
         let shared = self.shared
         let thread = Thread {
-            let opened: Result<ALSASink, SinkError>
-            do throws(SinkError) {
-                let handle = try ALSASink.Opened(device: device)
-                shared.condition.lock()
-                while shared.format == nil, !shared.abandoned { shared.condition.wait() }
-                let format = shared.format
-                shared.condition.unlock()
-                guard let format else { return }  // abandoned: dropping `handle` closes the device
-                opened = .success(try ALSASink(opened: handle, format: format))
-            } catch {
-                opened = .failure(error)
-            }
+            let opened = Self.open(device, shared)
             shared.condition.lock()
             shared.result = opened
+            shared.finished = true
             shared.condition.broadcast()
             shared.condition.unlock()
         }
         thread.start()
+    }
+
+    /// Opens, waits for the format, configures. nil when abandoned (the device is closed by then).
+    private static func open(_ device: String, _ shared: Shared) -> Result<ALSASink, SinkError>? {
+        do throws(SinkError) {
+            let handle = try ALSASink.Opened(device: device)
+            shared.condition.lock()
+            while shared.format == nil, !shared.abandoned { shared.condition.wait() }
+            let format = shared.format
+            shared.condition.unlock()
+            guard let format else { return nil }  // abandoned: dropping `handle` closes the device
+            return .success(try ALSASink(opened: handle, format: format))
+        } catch {
+            return .failure(error)
+        }
     }
 
     func configure(format: StreamFormat) {
@@ -153,7 +160,7 @@ final class DeviceOpener {
     func wait() -> Result<ALSASink, SinkError> {
         shared.condition.lock()
         defer { shared.condition.unlock() }
-        while shared.result == nil { shared.condition.wait() }
+        while !shared.finished { shared.condition.wait() }
         return shared.result!
     }
 
@@ -161,6 +168,7 @@ final class DeviceOpener {
         shared.condition.lock()
         shared.abandoned = true
         shared.condition.broadcast()
+        while !shared.finished { shared.condition.wait() }
         shared.condition.unlock()
     }
 }
