@@ -1,7 +1,7 @@
 #ifndef TALKING_CLOCK_CSNDFILE_H
 #define TALKING_CLOCK_CSNDFILE_H
 // libsndfile, loaded on first use (dlopen) instead of linked: a linked libsndfile brings its codec
-// libraries (FLAC, Vorbis, Opus, mpg123, LAME) into every start of talking-clock, ~0.3 ms and ~100
+// libraries (FLAC, Vorbis, Opus, mpg123, LAME) into every start of talking-clock, ~0.45 ms and ~100
 // page faults each time, while only commands that decode or write clips need it.
 // The types and constants come from the system's <sndfile.h> (package libsndfile1-dev).
 #include <sndfile.h>
