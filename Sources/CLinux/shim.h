@@ -6,6 +6,8 @@
 #include <sys/signalfd.h>
 #include <sys/epoll.h>
 #include <sys/inotify.h>
+#include <sys/eventfd.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <malloc.h>

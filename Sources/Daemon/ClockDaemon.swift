@@ -12,7 +12,9 @@ public struct DaemonOptions {
     public var configPath: String?
     public var overrides: ConfigOverrides
     public var driver: Driver?
-    public var stateDirectory: URL
+    /// Where mute and the last boundary spoken persist; nil keeps them in memory only (a run on a
+    /// shifted or simulated clock must never change what a real-clock run will do).
+    public var stateDirectory: URL?
     public var socketPath: String?
     public var clock: ClockSource
     /// `announce --next`: announce the next boundary (within `maxWait`) and exit.
@@ -23,7 +25,7 @@ public struct DaemonOptions {
 
     public init(
         configPath: String? = nil, overrides: ConfigOverrides = ConfigOverrides(), driver: Driver? = nil,
-        stateDirectory: URL = StateStore.defaultDirectory(), socketPath: String? = ControlPaths.socket(),
+        stateDirectory: URL? = StateStore.defaultDirectory(), socketPath: String? = ControlPaths.socket(),
         clock: ClockSource = ClockSource(), oneShot: Bool = false, maxWait: Double = 60, lead: Double = 1.0
     ) {
         self.configPath = configPath
@@ -44,6 +46,17 @@ public struct DaemonStartError: Error, CustomStringConvertible {
     public var description: String
 }
 
+/// A config and its decoded pack, loaded together.
+struct LoadedSettings {
+    var config: Config
+    var pack: SoundPack
+}
+
+/// What a reload thread hands back to the loop.
+struct ReloadOutcome {
+    var result: Result<LoadedSettings, DaemonStartError>
+}
+
 /// The user daemon: one `EventLoop` whose sources are the boundary timer, signals, the control
 /// socket and, while an announcement plays, the sound device. All decisions come from the pure
 /// `AnnouncementScheduler`; this class only does the I/O around them.
@@ -62,12 +75,16 @@ public final class ClockDaemon {
         var anchorReal: Double?
         var text: String
         var watched: [Int32]
+        var deviceEventsOn = false
     }
 
     private let options: DaemonOptions
     private var logger = Logger(label: "talking-clock")
     private let loop: EventLoop
-    private let store: StateStore
+    /// nil: the state lives in memory only (see `DaemonOptions.stateDirectory`).
+    private let store: StateStore?
+    /// Held for the daemon's lifetime: one daemon per state directory.
+    private let stateLock: StateLock?
     private let notifier = SystemdNotifier()
     private var scheduler: AnnouncementScheduler
     private var pack: SoundPack
@@ -90,6 +107,12 @@ public final class ClockDaemon {
     /// A device found not to be a sound-server plugin: not held open between announcements.
     private var coldDevice: String?
     private var stopping = false
+    /// Decodes the pack off the loop on `reload`.
+    private let reloader: BackgroundJob<ReloadOutcome>
+    private var reloadWaiters: [(ControlReply) -> Void] = []
+    private var reloadAgain = false
+    /// The exit status of the last announcement that failed before it started (for the reply).
+    private var lastFailureStatus: ExitStatus = .ok
     private var last: LastAnnouncement?
     private var exitStatus: ExitStatus = .ok
     private var lastWatchdog = WallClock.monotonic()
@@ -103,8 +126,16 @@ public final class ClockDaemon {
         self.options = options
         let config = try Self.loadConfig(options)
         pack = try Self.loadPack(for: config)
-        store = StateStore(directory: options.stateDirectory)
-        let (state, warning) = store.load()
+        if let directory = options.stateDirectory {
+            do { stateLock = try StateLock.acquire(directory: directory.path) } catch {
+                throw DaemonStartError(status: .busy, description: error.description)
+            }
+            store = StateStore(directory: directory)
+        } else {
+            stateLock = nil
+            store = nil
+        }
+        let (state, warning) = store?.load() ?? (PersistentState(), nil)
         scheduler = AnnouncementScheduler(config: config, state: state)
         do {
             loop = try EventLoop()
@@ -113,6 +144,7 @@ public final class ClockDaemon {
             signals = try SignalFD(signals: [SIGTERM, SIGINT, SIGHUP])
             watchdogTimer = try TimerFD(realtime: false)
             zoneWatcher = try? ZoneWatcher()
+            reloader = try BackgroundJob(loop: loop)
         } catch {
             throw DaemonStartError(status: .internalError, description: error.description)
         }
@@ -122,7 +154,7 @@ public final class ClockDaemon {
         }
         if let path = options.socketPath, !options.oneShot {
             do {
-                server = try ControlServer(path: path, loop: loop) { [unowned self] line in self.handleControl(line) }
+                server = try ControlServer(path: path, loop: loop) { [unowned self] line, reply in self.handleControl(line, reply: reply) }
             } catch {
                 throw DaemonStartError(status: .badInput, description: "Could not start the control socket: \(error.description)")
             }
@@ -182,6 +214,9 @@ public final class ClockDaemon {
 
     /// Runs until SIGTERM/SIGINT (daemon) or until the one announcement is decided (one-shot).
     public func run() -> ExitStatus {
+        // A log reader that goes away (`run … | head`) must never stop the clock: writes to a
+        // closed pipe fail with EPIPE instead of killing the process.
+        signal(SIGPIPE, SIG_IGN)
         do {
             try loop.watch(boundaryTimer.fd, events: UInt32(EPOLLIN.rawValue)) { [unowned self] _ in self.boundaryTimerFired() }
             try loop.watch(playbackTimer.fd, events: UInt32(EPOLLIN.rawValue)) { [unowned self] _ in
@@ -214,22 +249,38 @@ public final class ClockDaemon {
                 "socket": "\(server?.path ?? "none")",
             ])
         if options.oneShot {
-            let reply = trigger()
-            if case .error(let message) = reply {
-                logger.notice("not announcing", metadata: ["reason": "\(message)"])
-                FileHandle.standardError.write(Data("talking-clock: \(message)\n".utf8))
-                return exitStatus == .ok ? .stale : exitStatus
+            // The same path as `announce` through a daemon: one outcome, one exit status.
+            if let reply = trigger(maxWait: options.maxWait, waiter: { [unowned self] in self.finishOneShot($0) }) {
+                finishOneShot(reply)
             }
-        } else if driver == .timer {
-            armNext(after: options.clock.now())
+            if oneShotDone { return exitStatus }
+        } else {
+            if driver == .timer { armNext(after: options.clock.now()) }
+            checkDevice()
         }
-        warmUp()
         lastZone = zone().identifier
         notifier.send("READY=1\nSTATUS=\(statusLine())")
         loop.run()
         notifier.send("STOPPING=1")
         server?.close()
         return exitStatus
+    }
+
+    private var oneShotDone = false
+
+    /// `announce --next`: the outcome of its boundary is the command's output and exit status.
+    private func finishOneShot(_ reply: ControlReply) {
+        oneShotDone = true
+        switch reply {
+        case .ok(let text):
+            exitStatus = .ok
+            if let text { print(text) }
+        case .error(let message, let kind):
+            exitStatus = kind.exitStatus
+            logger.notice("not announcing", metadata: ["reason": "\(message)"])
+            writeStandardError("talking-clock: \(message)\n")
+        }
+        loop.stop()
     }
 
     private func armNext(after now: Double) {
@@ -305,7 +356,14 @@ public final class ClockDaemon {
 
     /// Decides about `boundary` and, if it is to be spoken, starts playing it anchored on it.
     private func announce(_ boundary: Int) {
-        _ = cutIfStale()  // a stale announcement must not make this boundary "busy"
+        _ = cutIfStale()
+        if let current = playing, current.boundary != boundary {
+            // The boundary always wins: an on-demand `say` that would overlap its lead or pre-roll
+            // is cut (its remaining clips report interrupted), and so is the tail of an earlier
+            // boundary's announcement (only a fast simulated clock makes them overlap).
+            current.session.cancel()
+            finishPlayback(interrupted: true, cutFor: boundary)
+        }
         let now = options.clock.now()
         let zone = zone()
         if !BoundarySchedule.isBoundary(boundary, in: zone, interval: scheduler.config.interval) {
@@ -314,15 +372,13 @@ public final class ClockDaemon {
             logger.notice("skipped", metadata: ["boundary": "\(CivilTime.local(boundary, in: zone).rfc3339)", "reason": "zone-changed"])
             armed = nil
             lastZone = zone.identifier
-            if options.oneShot {
-                exitStatus = .stale
-                loop.stop()
-            } else if driver == .timer {
+            resolveWaiters(boundary, .error("\(CivilTime.local(boundary, in: zone).rfc3339) is no boundary in the zone \(zone.identifier) any more (the zone changed)", kind: .stale))
+            if driver == .timer && !options.oneShot {
                 arm(scheduler.boundaryToArm(after: nil, now: now, in: zone))
             }
             return
         }
-        let decision = scheduler.decide(boundary: boundary, now: now, in: zone, busy: playing != nil)
+        let decision = scheduler.decide(boundary: boundary, now: now, in: zone)
         armed = nil
         switch decision {
         case .skip(_, let local, let reason):
@@ -330,10 +386,8 @@ public final class ClockDaemon {
             let level: Logger.Level = reason == .stale ? .warning : .info
             logger.log(level: level, "skipped", metadata: ["boundary": "\(local.rfc3339)", "reason": "\(reason.rawValue)", "late_s": "\(String(format: "%.3f", now - Double(boundary)))"])
             last = LastAnnouncement(boundary: boundary, text: "", result: "skipped: \(reason.rawValue)", onsetErrorMs: nil)
-            if options.oneShot {
-                exitStatus = [.muted, .quiet, .nothingToPlay].contains(reason) ? .muted : .stale
-                loop.stop()
-            }
+            let kind: ControlErrorKind = [.muted, .quiet, .nothingToPlay].contains(reason) ? .muted : .stale
+            resolveWaiters(boundary, .error("\(local.rfc3339) not announced: \(reason.rawValue)", kind: kind))
         case .speak(_, let local, let style, let gain):
             start(boundary: boundary, local: local, style: style, gain: gain)
         }
@@ -387,16 +441,26 @@ public final class ClockDaemon {
         }
         // Clip results are summarised from the session when it ends (finished, cut, or the device error).
         let session = PlaybackSession(sink: sink, timeline: timeline, pcm: pcm, anchorAt: anchorReal, clock: WallClock.now)
+        playing = Playing(session: session, sink: sink, boundary: boundary, anchorReal: anchorReal, text: plan.phrase.text, watched: [])
+        watchDevice(true)
+        pumpPlayback()
+    }
+
+    /// Watches the playing sink's descriptors, or keeps them registered with no events: a
+    /// clockless sink (`null`, `file:`) is always writable, and while its session waits for the
+    /// anchor that would wake the loop without end.
+    private func watchDevice(_ on: Bool) {
+        guard let current = playing else { return }
         var watched: [Int32] = []
-        for d in sink.pollDescriptors() {
-            try? loop.watch(d.fd, events: UInt32(d.events)) { [unowned self] events in
+        for d in current.sink.pollDescriptors() {
+            try? loop.watch(d.fd, events: on ? UInt32(d.events) : 0) { [unowned self] events in
                 self.playing?.sink.acknowledge(revents: self.reventsFor(fd: d.fd, events: events))
                 self.pumpPlayback()
             }
             watched.append(d.fd)
         }
-        playing = Playing(session: session, sink: sink, boundary: boundary, anchorReal: anchorReal, text: plan.phrase.text, watched: watched)
-        pumpPlayback()
+        playing?.watched = watched
+        playing?.deviceEventsOn = on
     }
 
     private func reventsFor(fd: Int32, events: UInt32) -> [Int16] {
@@ -405,12 +469,12 @@ public final class ClockDaemon {
     }
 
     private func failBeforeStart(_ boundary: Int?, _ local: LocalDateTime, _ reason: String, status: ExitStatus) {
-        logger.error("announcement failed", metadata: ["boundary": "\(local.rfc3339)", "reason": "\(reason)"])
+        // An on-demand `say` has no boundary: it is logged with the time it was for.
+        let key = boundary == nil ? "say_at" : "boundary"
+        logger.error("announcement failed", metadata: [key: "\(local.rfc3339)", "reason": "\(reason)"])
+        lastFailureStatus = status
         last = LastAnnouncement(boundary: boundary, text: "", result: "failed: \(reason)", onsetErrorMs: nil)
-        if options.oneShot {
-            exitStatus = status
-            loop.stop()
-        }
+        if let boundary { resolveWaiters(boundary, .error("announcement failed: \(reason)", kind: Self.errorKind(for: status))) }
     }
 
     /// The configured device, configured for `format`: the one held open ahead if there is one
@@ -428,17 +492,23 @@ public final class ClockDaemon {
     /// sound-server plugin (PulseAudio, PipeWire): such a handle holds no hardware and costs no
     /// wake-ups while idle (measured: 0 context switches in 30 s). `hw:` and `dmix` devices are
     /// closed again and opened per announcement, so other programs can use them.
-    private func warmUp() {
+    /// With `check`, a device found earlier not to be a sound-server plugin is opened (and closed)
+    /// again, to find out whether it can be opened now. Returns why it could not be opened.
+    @discardableResult
+    private func warmUp(check: Bool = false) -> SinkError? {
         let device = scheduler.config.device
-        guard !options.oneShot, playing == nil, coldDevice != device else { return }
-        if let warm, warm.deviceName == device { return }
+        guard !options.oneShot, playing == nil else { return nil }
+        if let warm, warm.deviceName == device { return nil }
+        if coldDevice == device && !check { return nil }
         warm = nil
-        guard let opened = try? ALSASink.Opened(device: device) else { return }  // reported when it is needed
+        let opened: ALSASink.Opened
+        do { opened = try ALSASink.Opened(device: device) } catch { return error }  // also reported when it is needed
         if opened.isSoundServerPlugin {
             warm = opened
         } else {
             coldDevice = device
         }
+        return nil
     }
 
     /// Cuts the announcement playing if the machine slept, or the clock was stepped forward, while
@@ -458,6 +528,7 @@ public final class ClockDaemon {
         guard let current = playing, !cutIfStale() else { return }
         switch current.session.pump() {
         case .wait(let timeout):
+            if current.session.wantsDeviceEvents != current.deviceEventsOn { watchDevice(current.session.wantsDeviceEvents) }
             if let timeout { playbackTimer.arm(after: max(0.0005, timeout)) }
         case .done:
             finishPlayback(interrupted: false)
@@ -469,14 +540,15 @@ public final class ClockDaemon {
         Double((timeline.items.map(\.end).max() ?? 0) - timeline.anchorFrame) / Double(timeline.format.sampleRate)
     }
 
-    private func finishPlayback(interrupted: Bool, staleCut: Bool = false) {
+    /// - Parameter cutFor: the boundary this announcement was cut for (it always wins).
+    private func finishPlayback(interrupted: Bool, staleCut: Bool = false, cutFor: Int? = nil) {
         guard let current = playing else { return }
         playing = nil
         playbackTimer.disarm()
         for fd in current.watched { loop.unwatch(fd) }
         current.sink.close()
         var onset: Double?
-        if let predicted = current.session.predictedAnchorTime, let anchor = current.anchorReal {
+        if current.session.failure == nil, !interrupted, let predicted = current.session.predictedAnchorTime, let anchor = current.anchorReal {
             onset = (predicted - anchor) * 1000
         }
         let result: String
@@ -485,7 +557,6 @@ public final class ClockDaemon {
             var meta: Logger.Metadata = ["text": "\(current.text)", "reason": "\(failure.description)"]
             if let b = current.boundary { meta["boundary"] = "\(CivilTime.local(b, in: zone()).rfc3339)" }
             logger.error("announcement failed", metadata: meta)
-            if options.oneShot { exitStatus = .deviceError }
         } else if staleCut {
             result = "cut: stale"
             var meta: Logger.Metadata = ["text": "\(current.text)", "reason": "stale: the clock moved past it (suspend or clock step)"]
@@ -493,7 +564,10 @@ public final class ClockDaemon {
             logger.warning("announcement cut", metadata: meta)
         } else if interrupted {
             result = "interrupted"
-            logger.info("announcement cut", metadata: ["text": "\(current.text)"])
+            var meta: Logger.Metadata = ["text": "\(current.text)", "kind": "\(current.boundary == nil ? "say" : "boundary")"]
+            if let b = current.boundary { meta["boundary"] = "\(CivilTime.local(b, in: zone()).rfc3339)" }
+            if let cutFor { meta["reason"] = "the boundary \(CivilTime.local(cutFor, in: zone()).rfc3339) is due" }
+            logger.info("announcement cut", metadata: meta)
         } else {
             result = "spoke"
             var meta: Logger.Metadata = ["text": "\(current.text)"]
@@ -503,7 +577,19 @@ public final class ClockDaemon {
         }
         last = LastAnnouncement(boundary: current.boundary, text: current.text, result: result, onsetErrorMs: onset)
         notifier.send("STATUS=\(statusLine())")
-        if options.oneShot { loop.stop() } else if !stopping { warmUp() }
+        if let b = current.boundary {
+            let at = CivilTime.local(b, in: zone()).rfc3339
+            if let failure = current.session.failure {
+                resolveWaiters(b, .error("announcement of \(at) failed: \(failure.description)", kind: .device))
+            } else if staleCut {
+                resolveWaiters(b, .error("announcement of \(at) cut: the clock moved past it (suspend or clock step)", kind: .stale))
+            } else if interrupted {
+                resolveWaiters(b, .error("announcement of \(at) cut before it ended (skip, mute or stop)", kind: .muted))
+            } else {
+                resolveWaiters(b, .ok("spoke \(at) \"\(current.text)\"" + (onset.map { String(format: " (onset %+.3f ms)", $0) } ?? "")))
+            }
+        }
+        if !options.oneShot && !stopping { warmUp() }
     }
 
     private func pingWatchdog() {
@@ -517,7 +603,7 @@ public final class ClockDaemon {
             switch signal {
             case SIGHUP:
                 logger.info("reload requested", metadata: ["signal": "SIGHUP"])
-                _ = reload()
+                _ = reload(later: { _ in })
             default:
                 logger.info("stopping", metadata: ["signal": "\(signal == SIGTERM ? "SIGTERM" : "SIGINT")"])
                 stopping = true
@@ -532,6 +618,7 @@ public final class ClockDaemon {
     }
 
     private func persist() {
+        guard let store else { return }
         do { try store.save(scheduler.state) } catch {
             logger.error("state not saved", metadata: ["error": "\(error)"])
         }
@@ -539,14 +626,19 @@ public final class ClockDaemon {
 
     // MARK: - Control
 
-    private func handleControl(_ line: [UInt8]) -> String {
+    /// Answers one request line: the reply now, or nil when `respond` will call `reply` later
+    /// (`announce`, which answers once its boundary has been spoken; `reload`, which decodes the
+    /// pack off the loop).
+    private func handleControl(_ line: [UInt8], reply: @escaping (String) -> Void) -> String? {
         switch ControlRequest.parse(line: line) {
         case .failure(let error): return error.reply.render()
-        case .success(let request): return respond(to: request).render()
+        case .success(let request): return respond(to: request) { reply($0.render()) }?.render()
         }
     }
 
-    func respond(to request: ControlRequest) -> ControlReply {
+    /// The reply to `request`, or nil when it will be given later through `later` (on the loop
+    /// thread). Tests call this directly.
+    func respond(to request: ControlRequest, later: @escaping (ControlReply) -> Void = { _ in }) -> ControlReply? {
         let now = options.clock.now()
         switch request {
         case .help:
@@ -556,15 +648,28 @@ public final class ClockDaemon {
         case .statusJSON:
             return .ok(statusJSON())
         case .say:
-            guard playing == nil else { return .error("an announcement is playing; try again when it ends, or 'skip' it") }
+            if let current = playing {
+                if let b = current.boundary {
+                    return .error(
+                        "the announcement for \(CivilTime.local(b, in: zone()).rfc3339) is playing or about to; try again when it ends, or 'skip' it",
+                        kind: .busy)
+                }
+                current.session.cancel()  // a second `say` replaces the first
+                finishPlayback(interrupted: true)
+            }
             let local = CivilTime.local(Int(now.rounded(.down)), in: zone())
             var style = scheduler.config.announcementStyle
             style.chime = .none  // on demand: just the time
+            lastFailureStatus = .ok
             start(boundary: nil, local: local, style: style, gain: Float(scheduler.config.volume) / 100)
-            if let failure = last?.result, failure.hasPrefix("failed"), playing == nil { return .error(failure) }
+            if playing == nil, lastFailureStatus != .ok, let failure = last?.result {
+                return .error(failure, kind: Self.errorKind(for: lastFailureStatus))
+            }
             return .ok("speaking \(Phrase.forTime(hour: local.hour, minute: local.minute, style: style.phrase).text)")
         case .trigger:
-            return trigger()
+            return trigger(maxWait: options.maxWait, waiter: nil)
+        case .announce(let maxWait):
+            return trigger(maxWait: Double(maxWait), waiter: later)
         case .mute, .muteFor, .muteUntil, .unmute:
             var state = scheduler.state
             switch request {
@@ -573,8 +678,8 @@ public final class ClockDaemon {
             case .muteUntil(let h, let m): state.mute = .mutedUntil(Mute.nextInstant(hour: h, minute: m, after: Int(now), in: zone()))
             default: state.mute = .unmuted
             }
-            do { try store.save(state) } catch {
-                return .error("mute state not changed: \(error)")
+            do { try store?.save(state) } catch {
+                return .error("mute state not changed: \(error)", kind: .state)
             }
             scheduler.state = state
             stateWarning = nil
@@ -584,64 +689,159 @@ public final class ClockDaemon {
                 current.session.cancel()
                 finishPlayback(interrupted: true)
             }
+            notifier.send("STATUS=\(statusLine())")
             return .ok(state.mute.description(in: zone()))
         case .skip:
             if let current = playing {
+                logger.info("skip requested", metadata: ["action": "cut the current announcement"])
                 current.session.cancel()
                 finishPlayback(interrupted: true)
                 return .ok("cut the current announcement")
             }
             scheduler.skipNext = true
-            return .ok("the next announcement will be left out")
+            logger.info("skip requested", metadata: ["action": "leave out the next announcement"])
+            return .ok("the next announcement will be left out ('unskip' takes it back)")
+        case .unskip:
+            guard scheduler.skipNext else { return .ok("no skip was pending") }
+            scheduler.skipNext = false
+            logger.info("skip taken back")
+            return .ok("the next announcement will be spoken")
         case .reload:
-            return reload()
+            return reload(later: later)
         }
     }
 
-    /// A trigger (control `trigger`, `announce --next`): arm the next boundary if it is within
-    /// `maxWait`; a second trigger for the same boundary changes nothing.
-    func trigger() -> ControlReply {
+    static func errorKind(for status: ExitStatus) -> ControlErrorKind {
+        switch status {
+        case .muted: .muted
+        case .stale: .stale
+        case .packError: .pack
+        case .deviceError: .device
+        case .cannotWrite: .state
+        case .busy: .busy
+        case .internalError: .internal
+        case .ok, .noDaemon, .badInput: .usage
+        }
+    }
+
+    /// Replies owed for boundaries (`announce` requests, and the one-shot run itself): answered
+    /// when the boundary is decided, and if it is spoken, once it has played.
+    private var waiters: [(boundary: Int, reply: (ControlReply) -> Void)] = []
+
+    private func resolveWaiters(_ boundary: Int, _ reply: ControlReply) {
+        let due = waiters.filter { $0.boundary == boundary }
+        guard !due.isEmpty else { return }
+        waiters.removeAll { $0.boundary == boundary }
+        for waiter in due { waiter.reply(reply) }
+    }
+
+    /// A trigger (control `trigger`, `announce`, `announce --next`): arm the next boundary if it
+    /// is within `maxWait`; a second trigger for the same boundary changes nothing. With a
+    /// `waiter`, the reply is given when the boundary has been decided and played (nil is
+    /// returned then, unless the trigger is refused at once).
+    func trigger(maxWait: Double, waiter: ((ControlReply) -> Void)?) -> ControlReply? {
         let now = options.clock.now()
         let zone = zone()
         let recent = BoundarySchedule.next(after: now - scheduler.config.lateLimit, in: zone, interval: scheduler.config.interval)
         if case .skip(_, let local, .alreadySpoken) = scheduler.decide(boundary: recent, now: now, in: zone), playing?.boundary != recent {
             logger.info("skipped", metadata: ["boundary": "\(local.rfc3339)", "reason": "\(SkipReason.alreadySpoken.rawValue)"])
-            exitStatus = .stale
-            return .error("\(local.rfc3339) was already announced")
+            return .error("\(local.rfc3339) was already announced", kind: .stale)
         }
         let boundary = scheduler.nextBoundary(after: now - scheduler.config.lateLimit, in: zone)
         let local = CivilTime.local(boundary, in: zone)
-        if playing?.boundary == boundary || armed == boundary {
-            return .ok("already announcing \(local.rfc3339)")
-        }
         let wait = Double(boundary) - now
-        guard wait <= options.maxWait else {
-            exitStatus = .stale
-            return .error("the next boundary (\(local.rfc3339)) is \(Int(wait.rounded())) s away, more than --max-wait \(Int(options.maxWait)) s; trigger closer to it")
+        logger.info("trigger", metadata: ["boundary": "\(local.rfc3339)", "wait_s": "\(String(format: "%.1f", wait))"])
+        if playing?.boundary == boundary || armed == boundary {
+            guard let waiter else { return .ok("already announcing \(local.rfc3339)") }
+            waiters.append((boundary, waiter))
+            return nil
         }
+        guard wait <= maxWait else {
+            return .error(
+                "the next boundary (\(local.rfc3339)) is \(Int(wait.rounded())) s away, more than --max-wait \(Int(maxWait)) s; trigger closer to it",
+                kind: .stale)
+        }
+        if let waiter { waiters.append((boundary, waiter)) }
         if now >= wakeTime(for: boundary) {
             announce(boundary)  // already inside the lead and pre-roll (or late, within the late limit)
         } else {
             arm(boundary)
         }
-        return .ok("announcing \(local.rfc3339) in \(String(format: "%.1f", max(0, wait))) s")
+        return waiter == nil ? .ok("announcing \(local.rfc3339) in \(String(format: "%.1f", max(0, wait))) s") : nil
     }
 
-    func reload() -> ControlReply {
-        do {
-            let config = try Self.loadConfig(options)
-            let newPack = try Self.loadPack(for: config)
-            scheduler.config = config
-            pack = newPack
-            logger.info("reloaded", metadata: ["pack": "\(pack.name)", "device": "\(config.device)"])
-            warmUp()
+    /// Reloads the config and the pack. The pack is decoded on a thread of its own (a large pack
+    /// takes a second), so an announcement playing meanwhile never waits; the new config and pack
+    /// are swapped in on the loop thread in one step. Requests that arrive while one reload runs
+    /// are answered by the next one, which starts when it ends (five SIGHUPs make two loads).
+    func reload(later: @escaping (ControlReply) -> Void) -> ControlReply? {
+        reloadWaiters.append(later)
+        if reloader.isRunning {
+            reloadAgain = true
+        } else {
+            startReload()
+        }
+        return nil
+    }
+
+    private func startReload() {
+        let options = self.options
+        let waiting = reloadWaiters
+        reloadWaiters = []
+        reloader.start({ () -> ReloadOutcome in
+            do throws(DaemonStartError) {
+                let config = try Self.loadConfig(options)
+                return ReloadOutcome(result: .success(LoadedSettings(config: config, pack: try Self.loadPack(for: config))))
+            } catch {
+                return ReloadOutcome(result: .failure(error))
+            }
+        }) { [unowned self] outcome in
+            let reply = self.applyReload(outcome.result)
+            for waiter in waiting { waiter(reply) }
+            if self.reloadAgain {
+                self.reloadAgain = false
+                self.startReload()
+            }
+        }
+    }
+
+    private func applyReload(_ result: Result<LoadedSettings, DaemonStartError>) -> ControlReply {
+        switch result {
+        case .failure(let error):
+            logger.error("reload refused", metadata: ["reason": "\(error.description)"])
+            return .error(
+                "reload refused, the previous configuration and pack stay: \(error.description)",
+                kind: Self.errorKind(for: error.status))
+        case .success(let loaded):
+            scheduler.config = loaded.config
+            pack = loaded.pack
+            logger.info("reloaded", metadata: ["pack": "\(pack.name)", "device": "\(loaded.config.device)"])
+            let problem = checkDevice()
             // Also while playing: the boundary armed then may not be one in the new zone or interval.
             if driver == .timer && !options.oneShot { arm(scheduler.boundaryToArm(after: nil, now: options.clock.now(), in: zone())) }
-            return .ok("reloaded")
-        } catch {
-            logger.error("reload refused", metadata: ["reason": "\(error.description)"])
-            return .error("reload refused, the previous configuration and pack stay: \(error.description)")
+            notifier.send("STATUS=\(statusLine())")
+            return .ok("reloaded" + (problem.map { "; warning: \($0)" } ?? ""))
         }
+    }
+
+    /// Opens the configured device now (at start and reload) so that a wrong name or a missing
+    /// card is reported at once rather than at the next boundary. The daemon keeps running
+    /// either way: the device may appear later. Returns the warning, also logged.
+    @discardableResult
+    private func checkDevice() -> String? {
+        let device = scheduler.config.device
+        var failure: SinkError?
+        if let current = playing, current.sink.deviceName == device {
+            return nil  // it is playing on it
+        } else if playing != nil {
+            do { _ = try ALSASink.Opened(device: device) } catch { failure = error }
+        } else {
+            failure = warmUp(check: true)
+        }
+        guard let failure else { return nil }
+        let text = "the sound device \"\(device)\" cannot be opened now (\(failure.description)); announcements will fail until it can. Fix 'device' in the config or --device ('aplay -L' lists the devices), then reload."
+        logger.warning("device not usable", metadata: ["device": "\(device)", "reason": "\(failure.description)"])
+        return text
     }
 
     private func statusLine() -> String {

@@ -43,7 +43,10 @@ func withSockaddr<R>(_ addr: inout sockaddr_un, _ body: (UnsafePointer<sockaddr>
 /// directory (0700, socket 0600), peer credentials checked on every connection, one line
 /// protocol per client with bounded memory, stalled clients dropped after `idleTimeout`.
 public final class ControlServer {
-    public typealias Handler = (_ line: [UInt8]) -> String
+    /// Answers one request line: the reply now, or nil when it calls `reply` later (once, on the
+    /// loop thread). Replies to one client go out in the order of its requests: lines that arrive
+    /// while a reply is owed wait for it.
+    public typealias Handler = (_ line: [UInt8], _ reply: @escaping (String) -> Void) -> String?
 
     public let path: String
     public static let maxClients = 64
@@ -60,8 +63,15 @@ public final class ControlServer {
         var framer = LineFramer()
         var output: [UInt8] = []
         var deadline: Double
+        /// A reply is owed (`announce`, `reload`): later lines wait in `held`, and the client is
+        /// not dropped as stalled meanwhile.
+        var awaiting = false
+        var held: [FramedLine] = []
         init(deadline: Double) { self.deadline = deadline }
     }
+
+    /// Requests one client may queue behind an owed reply before it is dropped as a flood.
+    static let maxHeldLines = 64
 
     /// Creates the directory and socket. Fails with a sentence if another daemon is listening or
     /// the directory belongs to someone else.
@@ -148,7 +158,7 @@ public final class ControlServer {
                 continue
             }
             guard clients.count < Self.maxClients else {
-                let reply = Array(ControlReply.error("too many clients; try again").render().utf8)
+                let reply = Array(ControlReply.error("too many clients; try again", kind: .busy).render().utf8)
                 _ = reply.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 Glibc.close(fd)
                 continue
@@ -178,14 +188,12 @@ public final class ControlServer {
                 }
                 if n < 0 { break }
                 client.deadline = WallClock.monotonic() + Self.idleTimeout
-                for framed in client.framer.append(buffer[0..<n]) {
-                    let reply: String
-                    switch framed {
-                    case .line(let line): reply = handler(line)
-                    case .tooLong: reply = ControlReply.error("request too long (at most \(LineFramer.maxLineLength) bytes)").render()
-                    }
-                    client.output += Array(reply.utf8)
+                client.held += client.framer.append(buffer[0..<n])
+                if client.held.count > Self.maxHeldLines {
+                    drop(fd)  // floods requests while a reply is owed
+                    return
                 }
+                process(fd, client)
                 guard clients[fd] != nil else { return }
                 if client.output.count > Self.maxPendingOutput {
                     drop(fd)  // it sends but never reads
@@ -193,6 +201,44 @@ public final class ControlServer {
                 }
             }
             flush(fd, client)
+        }
+    }
+
+    /// A reply the handler may give during its own call or later.
+    private final class Owed {
+        var handlerReturned = false
+        var inlineReply: String?
+    }
+
+    /// Answers the client's held lines in order, stopping at one whose reply comes later.
+    private func process(_ fd: Int32, _ client: Client) {
+        while !client.awaiting, !client.held.isEmpty {
+            switch client.held.removeFirst() {
+            case .line(let line):
+                let owed = Owed()
+                let answer = handler(line) { [weak self, weak client] reply in
+                    guard owed.handlerReturned else {
+                        owed.inlineReply = reply  // answered before the handler returned
+                        return
+                    }
+                    guard let self, let client, self.clients[fd] === client else { return }  // it left meanwhile
+                    client.awaiting = false
+                    client.deadline = WallClock.monotonic() + Self.idleTimeout
+                    client.output += Array(reply.utf8)
+                    self.process(fd, client)
+                    self.flush(fd, client)
+                    self.armSweep()
+                }
+                owed.handlerReturned = true
+                if let reply = answer ?? owed.inlineReply {
+                    client.output += Array(reply.utf8)
+                } else {
+                    client.awaiting = true
+                    client.deadline = .infinity
+                }
+            case .tooLong:
+                client.output += Array(ControlReply.error("request too long (at most \(LineFramer.maxLineLength) bytes)").render().utf8)
+            }
         }
     }
 
@@ -220,7 +266,8 @@ public final class ControlServer {
 
     /// The sweep timer runs only while clients are connected: no idle wake-ups otherwise.
     private func armSweep() {
-        guard let next = clients.values.map(\.deadline).min() else {
+        // A client owed a reply (deadline infinity) is not swept.
+        guard let next = clients.values.map(\.deadline).filter({ $0.isFinite }).min() else {
             sweep.disarm()
             return
         }
@@ -232,12 +279,14 @@ public final class ControlServer {
 public enum ControlClient {
     public enum Failure: Error, CustomStringConvertible {
         case noDaemon(String)
+        /// It is listening but did not reply in time (stopped with SIGSTOP, or hung).
+        case noAnswer(String)
         case io(String)
 
         public var description: String {
             switch self {
             case .noDaemon(let path): "No talking-clock daemon is running (nothing listens on \(path)); start it with 'talking-clock run' or 'systemctl --user start talking-clock'."
-            case .io(let text): text
+            case .io(let text), .noAnswer(let text): text
             }
         }
     }
@@ -275,6 +324,11 @@ public enum ControlClient {
         while !reply.contains(10) {
             let n = recv(fd, &buffer, buffer.count, 0)
             if n <= 0 {
+                if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                    throw Failure.noAnswer(
+                        "The daemon at \(path) did not answer within \(Int(timeout)) s; it may be stopped or hung "
+                            + "(check 'systemctl --user status talking-clock', or restart it).")
+                }
                 if let sendError { throw Failure.io("Could not send to the daemon at \(path): \(sendError).") }
                 throw Failure.io("The daemon at \(path) closed the connection without a reply.")
             }

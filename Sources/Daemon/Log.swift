@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Logging
 
 /// Log lines for journald and terminals: `<N>message key=value …` on stderr, where `<N>` is the
@@ -35,6 +36,23 @@ public struct JournalLogHandler: LogHandler {
             let value = "\(all[key]!)"
             text += value.contains(" ") || value.isEmpty ? " \(key)=\"\(value)\"" : " \(key)=\(value)"
         }
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        writeStandardError(text + "\n")
+    }
+}
+
+/// Writes to stderr with write(2), ignoring failures: Foundation's `FileHandle.write` traps on
+/// EPIPE, and a log reader that went away must never stop the clock.
+public func writeStandardError(_ text: String) {
+    var bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let n = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
+        if n > 0 {
+            offset += n
+        } else if n < 0 && errno == EINTR {
+            continue
+        } else {
+            return
+        }
     }
 }

@@ -55,6 +55,16 @@ public final class PlaybackSession {
     public var anchorPlayed: Bool {
         timelineStart.map { playedFrames > $0 + timeline.anchorFrame } ?? false
     }
+    /// Whether the sink plays without a clock (ALSA's `null` and `file:` devices take any number
+    /// of frames at once and report no delay). Such a sink gets no silence ahead of the anchor:
+    /// the session waits for the anchor's instant and then writes the announcement, instead of
+    /// feeding it silence as fast as it takes it (a busy loop, and hours of padding in a file).
+    public private(set) var clockless = false
+    /// Writes that were followed by a delay of 0 (a clocked device reports at least what it holds).
+    private var zeroDelayWrites = 0
+    /// Whether the owner should wait on the sink's descriptors now. A clockless sink is always
+    /// ready, so while the session waits for the anchor only its timeout counts.
+    public var wantsDeviceEvents: Bool { !(clockless && state == .priming) }
     private var pcmPosition = 0
     private var pending: [Int]  // indices into timeline.items not yet reported, by end frame
     private let silence: [Int16]
@@ -127,11 +137,16 @@ public final class PlaybackSession {
                 // Nothing written yet: the stream has not started and has no delay to report
                 // (and some plugins answer an error rather than 0 then).
                 let delay = written == 0 ? 0 : try sink.delay()
+                if written > 0 && delay == 0 && !clockless {
+                    zeroDelayWrites += 1
+                    clockless = zeroDelayWrites >= 2
+                }
                 let owed = Int((((anchorAt ?? 0) - clock()) * rate).rounded()) - delay - timeline.anchorFrame
                 if owed <= 0 {
                     startTimeline(delay: delay)
                     continue
                 }
+                if clockless { return }  // nothing to feed: wait for the anchor's instant
                 // One period at a time, so that an early estimate (before the stream runs and
                 // reports its true delay) can never commit more silence than is owed.
                 if try writeSilence(max: min(owed, sink.periodFrames)) == 0 { return }
@@ -187,8 +202,13 @@ public final class PlaybackSession {
 
     private func nextTimeout(played: Int) -> Double? {
         guard let start = timelineStart, let first = pending.first else {
+            guard state == .priming else { return nil }
+            if clockless, let anchorAt {
+                // Wake at the anchor's instant (less the frames before the anchor).
+                return max(0, anchorAt - clock() - Double(timeline.anchorFrame) / rate)
+            }
             // Priming: wake in time to re-estimate before the anchor.
-            return state == .priming ? 0.05 : nil
+            return 0.05
         }
         let framesLeft = start + timeline.items[first].end - played
         return max(0, Double(framesLeft) / rate)

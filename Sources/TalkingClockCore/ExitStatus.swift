@@ -18,6 +18,9 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     case internalError = 70
     /// An output or state file could not be written (EX_CANTCREAT).
     case cannotWrite = 73
+    /// Busy, try again: another daemon holds the state, the daemon has too many clients, or an
+    /// announcement is about to play (EX_TEMPFAIL).
+    case busy = 75
 
     public var summary: String {
         switch self {
@@ -30,6 +33,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
         case .deviceError: "sound device missing, busy or failed"
         case .internalError: "internal error"
         case .cannotWrite: "cannot write the output or state file"
+        case .busy: "busy: another daemon holds the state, too many clients, or a boundary is about to be spoken"
         }
     }
 

@@ -20,7 +20,10 @@ struct DaemonArguments: ParsableArguments {
     @Option(help: "With --fake-clock: how many times faster than real time the simulated clock runs.")
     var clockRate: Double = 1
 
-    @Option(help: "State directory (default: $XDG_STATE_HOME/talking-clock).")
+    @Option(
+        help: ArgumentHelp(
+            "State directory (default: $XDG_STATE_HOME/talking-clock).",
+            discussion: "With --clock-offset or --fake-clock and no --state-dir, mute and the last boundary spoken are kept in memory only, so a demo never changes what the real clock does."))
     var stateDir: String?
 
     @Option(help: "Control socket path (default: $XDG_RUNTIME_DIR/talking-clock/control.sock).")
@@ -29,6 +32,13 @@ struct DaemonArguments: ParsableArguments {
     func validate() throws {
         guard clockRate > 0 && clockRate <= 3600 else { throw ValidationError("--clock-rate must be above 0 and at most 3600, not \(clockRate).") }
         guard abs(clockOffset) < 100 * 365 * 86_400 else { throw ValidationError("--clock-offset is out of range.") }
+    }
+
+    /// `--state-dir` if given; else the real state for a real clock, and none (memory only) for a
+    /// shifted or simulated one: a demo must never store a simulated boundary or a mute until 2126.
+    func stateDirectory(clockIsReal: Bool) -> URL? {
+        if let stateDir { return URL(fileURLWithPath: stateDir) }
+        return clockIsReal ? StateStore.defaultDirectory() : nil
     }
 
     func options(driver: Driver?, oneShot: Bool, maxWait: Double) throws -> DaemonOptions {
@@ -42,7 +52,7 @@ struct DaemonArguments: ParsableArguments {
         }
         return DaemonOptions(
             configPath: config, overrides: overrides, driver: driver,
-            stateDirectory: stateDir.map { URL(fileURLWithPath: $0) } ?? StateStore.defaultDirectory(),
+            stateDirectory: stateDirectory(clockIsReal: source.isReal),
             socketPath: socket ?? ControlPaths.socket(), clock: source, oneShot: oneShot, maxWait: maxWait)
     }
 }
@@ -103,8 +113,10 @@ struct Announce: ParsableCommand {
     func run() throws {
         let socket = arguments.socket ?? ControlPaths.socket()
         if arguments.fakeClock == nil, arguments.clockOffset == 0, ControlClient.isListening(socket) {
-            let reply = try Control.send("trigger", socket: socket)
-            print(reply)
+            // The daemon answers once the boundary has been spoken (or not), with the outcome the
+            // stand-alone path exits with; allow for the wait, the chime and the words.
+            let wait = Int(maxWait.rounded(.up))
+            print(try Control.send("announce \(wait)", socket: socket, timeout: Double(wait) + 300))
             return
         }
         bootstrapLogging()
@@ -117,16 +129,21 @@ struct Announce: ParsableCommand {
     }
 }
 
-/// Talking to a running daemon.
+/// Talking to a running daemon. An `error <kind>:` reply exits with the same status as the
+/// stand-alone path would (`ControlErrorKind.exitStatus`).
 enum Control {
-    static func send(_ request: String, socket: String) throws -> String {
-        let reply: String
-        do { reply = try ControlClient.send(request, path: socket) } catch let failure as ControlClient.Failure {
-            if case .noDaemon = failure { throw CLIError(.noDaemon, failure.description) }
-            throw CLIError(.internalError, failure.description)
+    static func send(_ request: String, socket: String, timeout: Double = 10) throws -> String {
+        let line: String
+        do { line = try ControlClient.send(request, path: socket, timeout: timeout) } catch let failure as ControlClient.Failure {
+            switch failure {
+            case .noDaemon, .noAnswer: throw CLIError(.noDaemon, failure.description)
+            case .io: throw CLIError(.internalError, failure.description)
+            }
         }
-        if reply.hasPrefix("error ") { throw CLIError(.badInput, String(reply.dropFirst(6))) }
-        return reply.hasPrefix("ok ") ? String(reply.dropFirst(3)) : reply == "ok" ? "ok" : reply
+        switch ControlReply.parse(line) {
+        case .ok(let text): return text ?? "ok"
+        case .error(let message, let kind): throw CLIError(kind.exitStatus, message)
+        }
     }
 }
 

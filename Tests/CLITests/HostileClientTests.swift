@@ -120,7 +120,7 @@ final class HostileClientTests: XCTestCase {
                     let reply = SocketClient.receive(fd)
                     close(fd)
                     tally.add("flood bytes", sent)
-                    if reply.hasPrefix("error request too long") { tally.add("flood errors") }
+                    if reply.hasPrefix("error usage: request too long") { tally.add("flood errors") }
                 }
             },
             {  // A client that sends requests and never reads a reply: dropped once 64 KiB of replies wait.
@@ -179,7 +179,7 @@ final class HostileClientTests: XCTestCase {
         }
         let filled = Date().addingTimeInterval(2)
         while d.openDescriptors < fd0 + 64 && Date() < filled { usleep(5000) }
-        XCTAssertEqual(try d.request("status"), "error too many clients; try again")
+        XCTAssertEqual(try d.request("status"), "error busy: too many clients; try again")
         for fd in stallers.suffix(24) { close(fd) }  // 40 stay stalled for the rest of the test
         stallers.removeLast(24)
         let stalledAt = Date()
@@ -203,7 +203,7 @@ final class HostileClientTests: XCTestCase {
                         SocketClient.send(fd, Array("status\n".utf8))
                         let reply = SocketClient.receive(fd)
                         if reply.hasPrefix("ok driver") { tally.add("answered") }
-                        if reply.hasPrefix("error too many clients") { tally.add("refused") }
+                        if reply.hasPrefix("error busy: too many clients") { tally.add("refused") }
                     case 1: break
                     case 2: SocketClient.send(fd, Array("skip an".utf8))
                     default: SocketClient.send(fd, Array("help\n".utf8))

@@ -628,7 +628,7 @@ final class YearSimulation {
         default: break
         }
         let reply = daemon.respond(to: request)
-        if case .error(let text) = reply { violations.append("command \(request) refused: \(text)") }
+        if case .error(let text, _) = reply { violations.append("command \(request) refused: \(text)") }
     }
 
     /// The next instant after `now` whose local reading is HH:MM:00 (by Foundation's calendar;

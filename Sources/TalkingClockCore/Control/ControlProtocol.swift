@@ -4,11 +4,12 @@ import Foundation
 // is a usable client and scripts need no library:
 //
 //   request = command *(SP argument) [CR] LF        ; printable ASCII, at most 512 bytes with the LF
-//   reply   = ("ok" [SP text] / "error" SP sentence) LF
+//   reply   = ("ok" [SP text] / "error" SP kind ":" SP sentence) LF
+//   kind    = usage / muted / stale / pack / device / state / busy / internal  (one exit status each)
 //
 // Commands (case-insensitive, any runs of spaces or tabs between words):
 //   status | status json | say | trigger | mute | mute for <duration> | mute until <HH:MM> |
-//   unmute | skip | reload | help
+//   unmute | skip | unskip | announce <max-wait seconds> | reload | help
 //
 // Every request line gets exactly one reply line; `status json` replies `ok {…}` on one line.
 
@@ -31,6 +32,12 @@ public enum ControlRequest: Hashable, Sendable {
     case unmute
     /// Cut the announcement playing now, or, if none is playing, leave out the next one.
     case skip
+    /// Take back a pending `skip` (the next announcement is spoken after all).
+    case unskip
+    /// `announce --next` handed to the daemon: announce the next boundary if it is at most
+    /// `maxWait` seconds away, and reply only when it has been decided and played (or failed),
+    /// with the same outcome the stand-alone `announce --next` exits with.
+    case announce(maxWait: Int)
     /// Re-read the configuration and the sound pack.
     case reload
     case help
@@ -38,7 +45,7 @@ public enum ControlRequest: Hashable, Sendable {
     /// The request syntax, for `help` and for errors.
     public static let commands = [
         "status", "status json", "say", "trigger", "mute", "mute for <duration>", "mute until <HH:MM>", "unmute",
-        "skip", "reload", "help",
+        "skip", "unskip", "announce <max-wait seconds>", "reload", "help",
     ]
 
     /// The reply text of `help`: every command with what it does, on one line.
@@ -46,13 +53,14 @@ public enum ControlRequest: Hashable, Sendable {
         "commands: status (summary), status json (the same as JSON), say (speak the time now), "
         + "trigger (a boundary is near: announce it on time), mute (until unmute), "
         + "mute for <duration> (e.g. 90s, 30m, 1h30m), mute until <HH:MM> (local time), unmute, "
-        + "skip (cut the announcement playing now, or leave out the next one), "
+        + "skip (cut the announcement playing now, or leave out the next one), unskip (take back a pending skip), "
+        + "announce <max-wait seconds> (as 'announce --next': reply once the next boundary is spoken), "
         + "reload (re-read the config and the pack), help"
 
     /// The longest request line in bytes, including its newline.
     public static let maximumLineLength = 512
 
-    private static let words = ["status", "say", "trigger", "mute", "unmute", "skip", "reload", "help"]
+    private static let words = ["status", "say", "trigger", "mute", "unmute", "skip", "unskip", "announce", "reload", "help"]
 
     /// Parses one request line. A trailing `\n` or `\r\n` is allowed and ignored.
     public static func parse(line: [UInt8]) -> Result<ControlRequest, ControlProtocolError> {
@@ -102,6 +110,13 @@ public enum ControlRequest: Hashable, Sendable {
         case "trigger": return noArguments(.trigger)
         case "unmute": return noArguments(.unmute)
         case "skip": return noArguments(.skip)
+        case "unskip": return noArguments(.unskip)
+        case "announce":
+            guard arguments.count == 1, let seconds = Int(arguments[0]), seconds >= 0, seconds <= 86_400 else {
+                return .failure(
+                    ControlProtocolError("'announce' needs the longest wait in whole seconds (0 to 86400), such as announce 60."))
+            }
+            return .success(.announce(maxWait: seconds))
         case "reload": return noArguments(.reload)
         case "help": return noArguments(.help)
         case "mute": return parseMute(arguments)
@@ -163,12 +178,46 @@ public struct ControlProtocolError: Error, Hashable, Sendable, CustomStringConve
     public var reply: ControlReply { .error(message) }
 }
 
+/// What kind of failure an `error` reply reports: the first word of its text, so that every
+/// client (the CLI, a script, MQTT) can map it to the same exit status as the stand-alone path.
+public enum ControlErrorKind: String, Hashable, Sendable, CaseIterable {
+    /// A malformed request or a value that cannot be used (exit 64).
+    case usage
+    /// Nothing spoken on purpose: muted or quiet hours (exit 2).
+    case muted
+    /// No boundary near enough, already announced, or too late (exit 3).
+    case stale
+    /// The sound pack cannot say it (exit 65).
+    case pack
+    /// The sound device is missing, busy or failed (exit 69).
+    case device
+    /// The state file could not be written (exit 73).
+    case state
+    /// Try again: too many clients, an announcement is about to play (exit 75).
+    case busy
+    /// A bug (exit 70).
+    case `internal`
+
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .usage: .badInput
+        case .muted: .muted
+        case .stale: .stale
+        case .pack: .packError
+        case .device: .deviceError
+        case .state: .cannotWrite
+        case .busy: .busy
+        case .internal: .internalError
+        }
+    }
+}
+
 /// A reply line.
 public enum ControlReply: Hashable, Sendable {
     /// `ok`, or `ok <text>` (for `status json`, the text is the JSON object).
     case ok(String? = nil)
-    /// `error <sentence>`.
-    case error(String)
+    /// `error <kind>: <sentence>`, e.g. `error device: Could not open ALSA device "x": …`.
+    case error(String, kind: ControlErrorKind = .usage)
 
     /// Exactly one line ending in `\n`. Line breaks and other control characters inside the text
     /// become spaces, so a message can never split into two replies and desynchronise a client.
@@ -177,10 +226,25 @@ public enum ControlReply: Hashable, Sendable {
         case .ok(let text):
             let clean = ControlReply.sanitize(text ?? "")
             return clean.isEmpty ? "ok\n" : "ok \(clean)\n"
-        case .error(let message):
+        case .error(let message, let kind):
             let clean = ControlReply.sanitize(message)
-            return "error \(clean.isEmpty ? "unspecified error" : clean)\n"
+            return "error \(kind.rawValue): \(clean.isEmpty ? "unspecified error" : clean)\n"
         }
+    }
+
+    /// Reads a reply line (without its newline) as a client: `ok` text, or the error's kind and
+    /// sentence. A line that is neither is an internal error (a wrong socket, a protocol bug).
+    public static func parse(_ line: String) -> ControlReply {
+        if line == "ok" { return .ok(nil) }
+        if line.hasPrefix("ok ") { return .ok(String(line.dropFirst(3))) }
+        if line.hasPrefix("error ") {
+            let rest = line.dropFirst(6)
+            if let colon = rest.firstIndex(of: ":"), let kind = ControlErrorKind(rawValue: String(rest[..<colon])) {
+                return .error(String(rest[rest.index(after: colon)...].drop(while: { $0 == " " })), kind: kind)
+            }
+            return .error(String(rest), kind: .usage)
+        }
+        return .error("unexpected reply from the daemon: \(line)", kind: .internal)
     }
 
     static func sanitize(_ text: String) -> String {
