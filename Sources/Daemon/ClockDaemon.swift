@@ -852,6 +852,7 @@ public final class ClockDaemon {
             parts.append("next \(local.rfc3339) \"\(Phrase.forTime(hour: local.hour, minute: local.minute, style: scheduler.config.announcementStyle.phrase).text)\"")
         }
         parts.append("mute \(scheduler.state.mute.resolved(at: Int(options.clock.now())).description(in: z))")
+        if scheduler.skipNext { parts.append("skip pending (the next announcement is left out; 'unskip' takes it back)") }
         if let stateWarning { parts.append("warning: \(stateWarning)") }
         if let last { parts.append("last \(last.result)" + (last.onsetErrorMs.map { String(format: " (onset %+.3f ms)", $0) } ?? "")) }
         parts.append("device \(scheduler.config.device)")
@@ -884,6 +885,7 @@ public final class ClockDaemon {
         let mute = scheduler.state.mute.resolved(at: Int(options.clock.now()))
         fields.append("\"muted\":\(mute.isMuted(at: Int(options.clock.now())))")
         fields.append("\"mute\":\(str(mute.description(in: z)))")
+        fields.append("\"skip_pending\":\(scheduler.skipNext)")
         fields.append("\"state_warning\":\(stateWarning.map(str) ?? "null")")
         if let q = QuietHours.mode(in: scheduler.config.quiet, at: CivilTime.local(Int(options.clock.now()), in: z)) {
             fields.append("\"quiet\":\(str(q.description))")
