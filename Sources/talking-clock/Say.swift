@@ -31,7 +31,8 @@ struct Say: ParsableCommand {
     @Flag(help: "Print the phrase and its clips; play nothing.")
     var dryRun = false
 
-    @Option(help: "Shift the wall clock by this many seconds.")
+    // `.unconditional`: `--clock-offset -3600` is a value, not an unknown option.
+    @Option(parsing: .unconditional, help: "Shift the wall clock by this many seconds (negative: earlier).")
     var clockOffset: Double = 0
 
     @Flag(help: "Speak here even if a daemon is running (by default a plain 'say' asks the daemon).")

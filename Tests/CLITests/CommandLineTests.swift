@@ -1,0 +1,63 @@
+import Foundation
+import TalkingClockCore
+import TestSupport
+import XCTest
+
+/// How the command line reads what users type: negative numbers, unknown commands, `--socket`.
+final class CommandLineTests: XCTestCase {
+    var work: URL!
+
+    override func setUpWithError() throws {
+        work = FixturePack.temporaryDirectory("cmdline")
+        try FixturePack.write(to: work.appendingPathComponent("pack"))
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(at: work) }
+
+    var pack: String { work.appendingPathComponent("pack").path }
+
+    /// The offset that makes the binary's clock read `target`, 30 s into its minute so that the
+    /// time the binary takes to start cannot move it to another minute.
+    func offset(to target: String) throws -> Int {
+        let instant = try InstantParser.parse(target, in: TimeZone(identifier: "UTC")!)
+        return Int(instant) - Int(Date().timeIntervalSince1970)
+    }
+
+    func testANegativeClockOffsetIsAValue() throws {
+        let offset = try offset(to: "2020-05-01T10:07:30Z")
+        XCTAssertLessThan(offset, 0)
+        let r = try BinaryRunner.run(["say", "--dry-run", "--tz", "UTC", "--pack", pack, "--clock-offset", String(offset)])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stdout, "ten oh seven AM\nclips: ten oh seven am\n")
+    }
+
+    /// `--clock-offset -N` on the daemon's commands: `announce --next` on a clock put at :07:30
+    /// finds no boundary within `--max-wait 0` and says so (exit 3), instead of "Missing value".
+    func testANegativeClockOffsetReachesTheDaemonCommands() throws {
+        let offset = try offset(to: "2020-05-01T10:07:30Z")
+        let r = try BinaryRunner.run(
+            [
+                "announce", "--next", "--clock-offset", String(offset), "--max-wait", "0", "--tz", "UTC", "--pack", pack,
+                "--device", "null", "--state-dir", work.appendingPathComponent("state").path, "--socket",
+                work.appendingPathComponent("none.sock").path,
+            ])
+        XCTAssertEqual(r.status, ExitStatus.stale.rawValue, r.stderr)
+        XCTAssertFalse(r.stderr.contains("Missing value"), r.stderr)
+    }
+
+    func testOutOfRangeNegativeNumbersAreRefusedWithTheirReason() throws {
+        let socket = work.appendingPathComponent("none.sock").path
+        let mute = try BinaryRunner.run(["mute", "--for", "-5m", "--socket", socket])
+        XCTAssertEqual(mute.status, ExitStatus.badInput.rawValue)
+        XCTAssertEqual(mute.stdout, "")
+        XCTAssertTrue(mute.stderr.hasPrefix("Error: --for must be a positive duration such as 30m, not -5m.\n"), mute.stderr)
+
+        let wait = try BinaryRunner.run(["announce", "--next", "--max-wait", "-1", "--socket", socket])
+        XCTAssertEqual(wait.status, ExitStatus.badInput.rawValue)
+        XCTAssertTrue(wait.stderr.hasPrefix("Error: --max-wait must be 0 or more.\n"), wait.stderr)
+
+        let rate = try BinaryRunner.run(["run", "--fake-clock", "2026-01-01T10:00", "--clock-rate", "-2", "--socket", socket])
+        XCTAssertEqual(rate.status, ExitStatus.badInput.rawValue)
+        XCTAssertTrue(rate.stderr.hasPrefix("Error: --clock-rate must be above 0 and at most 3600, not -2.0.\n"), rate.stderr)
+    }
+}
