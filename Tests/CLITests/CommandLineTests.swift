@@ -61,3 +61,22 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(rate.stderr.hasPrefix("Error: --clock-rate must be above 0 and at most 3600, not -2.0.\n"), rate.stderr)
     }
 }
+
+extension CommandLineTests {
+    func testAnUnknownCommandNamesTheCommands() throws {
+        let commands =
+            "say, schedule, check, record-pack, run, announce, status, trigger, mute, unmute, skip, reload, config-example, help"
+        let foo = try BinaryRunner.run(["foo"])
+        XCTAssertEqual(foo.status, ExitStatus.badInput.rawValue)
+        XCTAssertEqual(foo.stdout, "")
+        XCTAssertEqual(foo.stderr, "talking-clock: unknown command 'foo'; commands: \(commands). See 'talking-clock --help'.\n")
+        let typo = try BinaryRunner.run(["stauts", "--json"])
+        XCTAssertEqual(typo.status, ExitStatus.badInput.rawValue)
+        XCTAssertEqual(
+            typo.stderr,
+            "talking-clock: unknown command 'stauts'; commands: \(commands). Did you mean 'status'? See 'talking-clock --help'.\n")
+        // Options and the parser's own help still reach the parser.
+        XCTAssertEqual(try BinaryRunner.run(["help", "say"]).status, 0)
+        XCTAssertEqual(try BinaryRunner.run(["--version"]).stdout, "0.1.0\n")
+    }
+}
