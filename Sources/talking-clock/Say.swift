@@ -38,11 +38,14 @@ struct Say: ParsableCommand {
     @Flag(help: "Speak here even if a daemon is running (by default a plain 'say' asks the daemon).")
     var local = false
 
+    @Option(help: "The daemon's control socket a plain 'say' is handed to (default: $XDG_RUNTIME_DIR/talking-clock/control.sock); if no daemon listens there, 'say' speaks here.")
+    var socket: String?
+
     func run() throws {
         // A plain `say` goes through a running daemon (its device, pack and volume); anything
         // more specific, or no daemon, speaks here.
         if !local, at == nil, output == nil, !dryRun, clockOffset == 0, clock.zone == nil, clock.pack == nil, clock.device == nil,
-            clock.chime == nil, clock.phrasing == nil, config == nil, let reply = try Self.throughDaemon()
+            clock.chime == nil, clock.phrasing == nil, config == nil, let reply = try Self.throughDaemon(socket: socket)
         {
             print(reply)
             return
@@ -99,10 +102,10 @@ struct Say: ParsableCommand {
 }
 
 extension Say {
-    /// Sends a plain `say` to the running daemon and returns its reply; nil when no daemon
-    /// listens (then `say` speaks here).
-    static func throughDaemon() throws -> String? {
-        do { return try Control.send("say", socket: ControlPaths.socket()) } catch let error as CLIError where error.status == .noDaemon {
+    /// Sends a plain `say` to the running daemon (on `socket`, default the usual one) and returns
+    /// its reply; nil when no daemon listens (then `say` speaks here).
+    static func throughDaemon(socket: String? = nil) throws -> String? {
+        do { return try Control.send("say", socket: socket ?? ControlPaths.socket()) } catch let error as CLIError where error.status == .noDaemon {
             return nil
         }
     }

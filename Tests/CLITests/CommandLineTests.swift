@@ -80,3 +80,69 @@ extension CommandLineTests {
         XCTAssertEqual(try BinaryRunner.run(["--version"]).stdout, "0.1.0\n")
     }
 }
+
+// MARK: --socket
+extension CommandLineTests {
+    /// A daemon on the external driver writing to /dev/null, its socket at `socket` (relative paths
+    /// are read in `directory`), its log in the work directory.
+    func startDaemon(socket: String, directory: URL) throws -> Process {
+        let p = Process()
+        p.executableURL = BinaryRunner.binary
+        p.arguments = [
+            "run", "--driver", "external", "--pack", pack, "--device", "file:FILE=/dev/null", "--tz", "UTC",
+            "--state-dir", work.appendingPathComponent("state").path, "--socket", socket,
+        ]
+        p.currentDirectoryURL = directory
+        p.environment = ProcessInfo.processInfo.environment.merging(["XDG_CONFIG_HOME": "/nonexistent/talking-clock-tests"]) { $1 }
+        let log = work.appendingPathComponent("daemon.log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        p.standardError = try FileHandle(forWritingTo: log)
+        p.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        try p.run()
+        let deadline = Date().addingTimeInterval(20)
+        while try BinaryRunner.run(["status", "--socket", socket], directory: directory).status != 0 {
+            let said = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            guard p.isRunning else {
+                p.waitUntilExit()
+                throw DaemonProcess.Failure(description: "the daemon exited with \(p.terminationStatus): \(said)")
+            }
+            guard Date() < deadline else {
+                p.terminate()
+                p.waitUntilExit()
+                throw DaemonProcess.Failure(description: "the daemon did not answer on \(socket) within 20 s: \(said)")
+            }
+            usleep(20_000)
+        }
+        return p
+    }
+
+    func testSayHandsAPlainSayToTheDaemonOnItsSocket() throws {
+        let runtime = work.appendingPathComponent("run")
+        let socket = runtime.appendingPathComponent("control.sock").path
+        let daemon = try startDaemon(socket: socket, directory: work)
+        defer {
+            daemon.terminate()
+            daemon.waitUntilExit()
+        }
+        let say = try BinaryRunner.run(["say", "--socket", socket])
+        XCTAssertEqual(say.status, 0, say.stderr)
+        XCTAssertTrue(say.stdout.hasPrefix("speaking "), "the daemon answers; spoken here, say prints nothing: \(say.stdout)")
+    }
+
+    /// `run --socket rel.sock` puts the socket in the working directory (it failed with "control
+    /// directory  (check that XDG_RUNTIME_DIR exists…)": the directory of a bare name is empty).
+    func testARelativeSocketPathIsReadInTheWorkingDirectory() throws {
+        let here = work.appendingPathComponent("here")
+        try FileManager.default.createDirectory(at: here, withIntermediateDirectories: true)
+        XCTAssertEqual(chmod(here.path, 0o700), 0)  // the socket's directory must be private
+        let daemon = try startDaemon(socket: "rel.sock", directory: here)
+        defer {
+            daemon.terminate()
+            daemon.waitUntilExit()
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: here.appendingPathComponent("rel.sock").path))
+        let say = try BinaryRunner.run(["say", "--socket", "rel.sock"], directory: here)
+        XCTAssertEqual(say.status, 0, say.stderr)
+        XCTAssertTrue(say.stdout.hasPrefix("speaking "), say.stdout)
+    }
+}
