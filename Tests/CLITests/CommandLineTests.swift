@@ -146,3 +146,17 @@ extension CommandLineTests {
         XCTAssertTrue(say.stdout.hasPrefix("speaking "), say.stdout)
     }
 }
+
+extension CommandLineTests {
+    /// Run from the repository, the working directory's Sounds/ is also the one above the binary:
+    /// the error lists it once.
+    func testThePackSearchListInErrorsHasNoDuplicates() throws {
+        let r = try BinaryRunner.run(["say", "--dry-run", "--pack", "nosuch"], directory: BinaryRunner.packageRoot)
+        XCTAssertEqual(r.status, ExitStatus.packError.rawValue)
+        let listed = try XCTUnwrap(r.stderr.range(of: "(looked in ")).upperBound
+        let end = try XCTUnwrap(r.stderr.range(of: "); pass --pack")).lowerBound
+        let searched = r.stderr[listed..<end].components(separatedBy: ", ")
+        XCTAssertEqual(searched.count, Set(searched).count, "\(searched)")
+        XCTAssertTrue(searched.contains(BinaryRunner.packageRoot.appendingPathComponent("Sounds").standardizedFileURL.path), "\(searched)")
+    }
+}
