@@ -160,3 +160,22 @@ extension CommandLineTests {
         XCTAssertTrue(searched.contains(BinaryRunner.packageRoot.appendingPathComponent("Sounds").standardizedFileURL.path), "\(searched)")
     }
 }
+
+extension CommandLineTests {
+    /// Two missing clips are two problems (the load stopped at the first), then one line of words.
+    func testCheckReportsEveryMissingClipAndTheWordsAsOneList() throws {
+        try FileManager.default.removeItem(at: work.appendingPathComponent("pack/fifteen.wav"))
+        try FileManager.default.removeItem(at: work.appendingPathComponent("pack/pm.wav"))
+        let r = try BinaryRunner.run(["check", "--pack", pack])
+        XCTAssertEqual(r.status, ExitStatus.packError.rawValue)
+        let dir = URL(fileURLWithPath: pack).standardizedFileURL.path
+        XCTAssertEqual(
+            r.stdout.split(separator: "\n").filter { $0.hasPrefix("problem: ") },
+            [
+                "problem: Clip 'fifteen' is missing from sound pack directory \(dir) (expected \(dir)/fifteen.wav); add the file or fix its path in pack.json.",
+                "problem: Clip 'pm' is missing from sound pack directory \(dir) (expected \(dir)/pm.wav); add the file or fix its path in pack.json.",
+                "problem: Sound pack 'fixture' cannot say 731 of 1440 minutes in 12h style; missing words: fifteen, pm. Add a clip with each id to \(dir)/pack.json; 'fifteen', 'pm' are listed but do not load (see above).",
+            ])
+        XCTAssertEqual(r.stderr, "talking-clock: sound pack 'fixture' has 3 problems.\n")
+    }
+}
