@@ -21,6 +21,8 @@ final class PackCheckTests: XCTestCase {
         let report = pack.check()
         XCTAssertEqual(report.problems.filter { $0.kind != .vocabulary }.compactMap(\.clip), ["oh", "pm", "seven"])
         let words = try XCTUnwrap(report.problems.first { $0.kind == .vocabulary })
+        // pm: 12:01-23:59 (719 minutes); seven: all of 07:xx (60); oh: :01-:09 in the 11 other
+        // morning hours (99). 719 + 60 + 99 = 878.
         XCTAssertEqual(
             words.message,
             "Sound pack 'fixture' cannot say 878 of 1440 minutes in 12h style; missing words: oh, seven, pm. Add a clip with "
@@ -48,6 +50,7 @@ final class PackCheckTests: XCTestCase {
     func testAMissingCompoundSaysItCanBeComposed() throws {
         try FixturePack.write(to: dir, ids: FixturePack.fullVocabulary.filter { !["forty-five", "five", "fifteen"].contains($0) })
         let report = try SoundPack(directory: dir).check()
+        // :05, :15 and :45 in 22 hours (66), and every minute of 05:xx and 17:xx (120): 186.
         XCTAssertEqual(
             report.problems.map(\.message),
             [
