@@ -85,13 +85,14 @@ extension CommandLineTests {
 extension CommandLineTests {
     /// A daemon on the external driver writing to /dev/null, its socket at `socket` (relative paths
     /// are read in `directory`), its log in the work directory.
-    func startDaemon(socket: String, directory: URL) throws -> Process {
+    func startDaemon(socket: String, directory: URL, arguments: [String] = ["--device", "file:FILE=/dev/null"]) throws -> Process {
         let p = Process()
         p.executableURL = BinaryRunner.binary
-        p.arguments = [
-            "run", "--driver", "external", "--pack", pack, "--device", "file:FILE=/dev/null", "--tz", "UTC",
-            "--state-dir", work.appendingPathComponent("state").path, "--socket", socket,
-        ]
+        p.arguments =
+            [
+                "run", "--driver", "external", "--pack", pack, "--tz", "UTC", "--state-dir", work.appendingPathComponent("state").path,
+                "--socket", socket,
+            ] + arguments
         p.currentDirectoryURL = directory
         p.environment = ProcessInfo.processInfo.environment.merging(["XDG_CONFIG_HOME": "/nonexistent/talking-clock-tests"]) { $1 }
         let log = work.appendingPathComponent("daemon.log")
@@ -177,5 +178,23 @@ extension CommandLineTests {
                 "problem: Sound pack 'fixture' cannot say 731 of 1440 minutes in 12h style; missing words: fifteen, pm. Add a clip with each id to \(dir)/pack.json; 'fifteen', 'pm' are listed but do not load (see above).",
             ])
         XCTAssertEqual(r.stderr, "talking-clock: sound pack 'fixture' has 3 problems.\n")
+    }
+}
+
+extension CommandLineTests {
+    /// A config string holding a newline stays inside its log line (it started a second journal
+    /// entry, which could pass for a line the daemon wrote).
+    func testAConfigValueWithANewlineStaysOnItsLogLine() throws {
+        let config = work.appendingPathComponent("config.toml")
+        try #"device = "pulse\n<3>fake: line""#.write(to: config, atomically: true, encoding: .utf8)
+        let socket = work.appendingPathComponent("run/control.sock").path
+        let daemon = try startDaemon(socket: socket, directory: work, arguments: ["--config", config.path])
+        daemon.terminate()
+        daemon.waitUntilExit()
+        let log = try String(contentsOf: work.appendingPathComponent("daemon.log"), encoding: .utf8)
+        let started = log.split(separator: "\n").filter { $0.hasPrefix("<6>started ") }
+        XCTAssertEqual(started.count, 1, log)
+        XCTAssertTrue(started.first?.contains(#" device="pulse\n<3>fake: line" "#) ?? false, log)
+        XCTAssertFalse(log.contains("\n<3>fake"), log)
     }
 }
