@@ -103,7 +103,7 @@ final class FaultTests: XCTestCase {
 
         XCTAssertTrue(d.waitForLog("announcement failed boundary=\(stamp(0))", timeout: 10), d.log)
         let first = try XCTUnwrap(failedLine(d, 0))
-        XCTAssertTrue(first.contains(#"reason="Could not open ALSA device "hw:7,0": "#), first)
+        XCTAssertTrue(first.contains(#"reason="Could not open ALSA device \"hw:7,0\": "#), first)
         XCTAssertTrue(first.contains("List devices with 'aplay -L' and pass one with --device."), first)
         let status = try d.request("status")
         XCTAssertTrue(status.hasPrefix("ok driver timer; next \(stamp(1))"), status)
@@ -112,7 +112,7 @@ final class FaultTests: XCTestCase {
         try writeConfig("device = \"no_such_pcm\"\n")
         XCTAssertEqual(try d.request("reload"), "ok reloaded")
         XCTAssertTrue(d.waitForLog("announcement failed boundary=\(stamp(1))", timeout: 10), d.log)
-        XCTAssertTrue(try XCTUnwrap(failedLine(d, 1)).contains(#"Could not open ALSA device "no_such_pcm""#), d.log)
+        XCTAssertTrue(try XCTUnwrap(failedLine(d, 1)).contains(#"Could not open ALSA device \"no_such_pcm\""#), d.log)
 
         try writeConfig("device = \"pulse\"\n")
         XCTAssertEqual(try d.request("reload"), "ok reloaded")
