@@ -80,10 +80,8 @@ struct Say: ParsableCommand {
         let timeline = try Support.timeline(plan, pack: pack)
         let pcm = Mixer.render(timeline, gain: Float(settings.volume) / 100) { (try? pack.audio($0).samples) ?? [] }
         if let output {
-            do {
-                try WAV.encode(pcm, format: timeline.format).write(to: URL(fileURLWithPath: output))
-            } catch {
-                throw CLIError(.cannotWrite, "Could not write \(output): \(error.localizedDescription). Check that the directory exists and is writable.")
+            do throws(FileOutput.Failure) { try FileOutput.write(WAV.encode(pcm, format: timeline.format), to: output) } catch {
+                throw CLIError(.cannotWrite, error.description)
             }
             return
         }

@@ -198,3 +198,26 @@ extension CommandLineTests {
         XCTAssertFalse(log.contains("\n<3>fake"), log)
     }
 }
+
+extension CommandLineTests {
+    /// A file that cannot be written is named with the system's reason, not Foundation's
+    /// "The operation could not be completed. (NSCocoaErrorDomain error 512.)".
+    func testAnOutputThatCannotBeWrittenSaysWhyInASentence() throws {
+        let file = work.appendingPathComponent("file").path
+        FileManager.default.createFile(atPath: file, contents: Data())
+        let cases: [(output: String, message: String)] = [
+            (work.path, "Could not write \(work.path): Is a directory; give a file name inside it."),
+            (file + "/x.wav", "Could not write \(file)/x.wav: Not a directory; part of the path is a file; choose another path."),
+            (
+                work.path + "/nodir/x.wav",
+                "Could not write \(work.path)/nodir/x.wav: No such file or directory; the directory \(work.path)/nodir does not "
+                    + "exist; create it or choose another path."
+            ),
+        ]
+        for c in cases {
+            let r = try BinaryRunner.run(["say", "--at", "10:00", "--pack", pack, "--output", c.output])
+            XCTAssertEqual(r.status, ExitStatus.cannotWrite.rawValue, c.output)
+            XCTAssertEqual(r.stderr, "talking-clock: \(c.message)\n")
+        }
+    }
+}

@@ -107,7 +107,10 @@ final class PackLoudnessTests: XCTestCase {
     func testWritingIntoAnUnwritableDirectoryNamesTheFile() throws {
         let writer = PackWriter(directory: URL(fileURLWithPath: "/proc/talking-clock-cannot-exist"))
         XCTAssertThrowsError(try writer.writeClip([1], format: format, relativePath: "voice/one.flac")) { error in
-            XCTAssertTrue("\(error)".contains("/proc/talking-clock-cannot-exist"), "\(error)")
+            XCTAssertEqual(
+                "\(error)",
+                "Could not create the directory /proc/talking-clock-cannot-exist: No such file or directory; choose a directory "
+                    + "you can write to.")
         }
     }
 }
