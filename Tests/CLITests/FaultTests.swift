@@ -139,7 +139,7 @@ final class FaultTests: XCTestCase {
 
         XCTAssertTrue(d.waitForLog("announcement failed boundary=\(stamp(0))", timeout: 10), d.log)
         let line = try XCTUnwrap(failedLine(d, 0))
-        XCTAssertTrue(line.contains(#"Could not open ALSA device "pulse": Device or resource busy"#), line)
+        XCTAssertTrue(line.contains(#"Could not open ALSA device \"pulse\": Device or resource busy"#), line)
         XCTAssertTrue(
             line.contains(
                 "Another program is using it: use a shared device such as 'default', or stop the other program."), line)
@@ -201,7 +201,7 @@ final class FaultTests: XCTestCase {
         XCTAssertTrue(line.contains("boundary=\(stamp(0))"), line)
         XCTAssertTrue(line.contains(#"text="ten fifteen AM""#), line)
         XCTAssertTrue(
-            line.contains(#"ALSA device "pulse" failed while playing"#), "failed mid-play, not at open: \(line)")
+            line.contains(#"ALSA device \"pulse\" failed while playing"#), "failed mid-play, not at open: \(line)")
         XCTAssertTrue(d.isRunning)
         XCTAssertTrue(try d.request("status").contains(#"last failed: ALSA device "pulse" failed while playing"#))
 
