@@ -44,7 +44,9 @@ public struct JournalLogHandler: LogHandler {
     /// The value as is when it is one plain word; otherwise in double quotes with `"` and `\`
     /// escaped and control characters written as `\n`, `\r`, `\t` or `\xNN`.
     static func quoted(_ value: String) -> String {
-        let plain = !value.isEmpty && value.unicodeScalars.allSatisfy { $0.value > 0x20 && !needsEscape($0) && $0 != "\"" && $0 != "\\" }
+        let plain =
+            !value.isEmpty
+            && value.unicodeScalars.allSatisfy { $0.value > 0x20 && !needsEscape($0) && $0 != "\"" && $0 != "\\" }
         if plain { return value }
         var out = "\""
         for scalar in value.unicodeScalars {
@@ -54,7 +56,8 @@ public struct JournalLogHandler: LogHandler {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where needsEscape(scalar): out += "\\x" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16, uppercase: true)
+            case _ where needsEscape(scalar):
+                out += "\\x" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16, uppercase: true)
             default: out.unicodeScalars.append(scalar)
             }
         }

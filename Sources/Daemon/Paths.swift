@@ -16,7 +16,8 @@ public enum UserPaths {
         var entry = passwd()
         var found: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 16_384)
-        guard getpwuid_r(getuid(), &entry, &buffer, buffer.count, &found) == 0, found != nil, let dir = entry.pw_dir else {
+        guard getpwuid_r(getuid(), &entry, &buffer, buffer.count, &found) == 0, found != nil, let dir = entry.pw_dir
+        else {
             return nil
         }
         let home = String(cString: dir)
@@ -37,7 +38,9 @@ public enum UserPaths {
 
     /// `$XDG_STATE_HOME/talking-clock` (default `~/.local/state`).
     public static func stateDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-        let state = base("XDG_STATE_HOME", fallback: ".local/state", environment: environment) ?? NSHomeDirectory() + "/.local/state"
+        let state =
+            base("XDG_STATE_HOME", fallback: ".local/state", environment: environment) ?? NSHomeDirectory()
+            + "/.local/state"
         return URL(fileURLWithPath: state).appendingPathComponent("talking-clock")
     }
 

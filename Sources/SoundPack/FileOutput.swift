@@ -55,7 +55,9 @@ public enum FileOutput {
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue { return }
         let parent = (path as NSString).deletingLastPathComponent
         if !parent.isEmpty, parent != path { try createDirectories(parent) }
-        guard mkdir(path, 0o755) == 0 || errno == EEXIST else { throw Failure(path: path, directory: true, code: errno) }
+        guard mkdir(path, 0o755) == 0 || errno == EEXIST else {
+            throw Failure(path: path, directory: true, code: errno)
+        }
         // EEXIST: another process made it meanwhile, or it is a file (then the next step fails with ENOTDIR).
     }
 }

@@ -93,7 +93,8 @@ public struct PackManifest: Hashable, Sendable, Decodable {
             let near = Suggestion.closest(to: unknown.key, in: unknown.known).map { "; did you mean '\($0)'?" } ?? "."
             throw PackError(
                 .badManifest,
-                "\(path): unknown key '\(unknown.key)'\(within)\(near) Known keys\(within): \(unknown.known.joined(separator: ", ")).")
+                "\(path): unknown key '\(unknown.key)'\(within)\(near) Known keys\(within): "
+                    + unknown.known.joined(separator: ", ") + ".")
         }
         let manifest: PackManifest
         do {
@@ -140,7 +141,9 @@ public struct PackManifest: Hashable, Sendable, Decodable {
         }
         var text = detail.hasSuffix(".") ? String(detail.dropLast()) : detail
         // "around character N" (a byte offset from 0) → line and column.
-        if let range = text.range(of: "around character "), let offset = Int(text[range.upperBound...]), offset <= data.count {
+        if let range = text.range(of: "around character "), let offset = Int(text[range.upperBound...]),
+            offset <= data.count
+        {
             let before = [UInt8](data.prefix(offset))
             let line = before.filter { $0 == 0x0A }.count + 1
             let column = before.count - ((before.lastIndex(of: 0x0A)).map { $0 + 1 } ?? 0) + 1
@@ -190,8 +193,9 @@ enum ManifestKeys {
         (
             "chimes",
             .object([
-                ("beat_ms", .value), ("hour_after_ms", .value), ("strike_interval_ms", .value), ("ship_strike_ms", .value),
-                ("ship_pair_gap_ms", .value), ("voice_after_ms", .value), ("duck_db", .value), ("patterns", .map(pattern)),
+                ("beat_ms", .value), ("hour_after_ms", .value), ("strike_interval_ms", .value),
+                ("ship_strike_ms", .value), ("ship_pair_gap_ms", .value), ("voice_after_ms", .value),
+                ("duck_db", .value), ("patterns", .map(pattern)),
             ])
         ),
     ])
@@ -199,14 +203,18 @@ enum ManifestKeys {
     /// The first key (in document order of the shape, then by name) that `shape` does not allow:
     /// the key, the object it is in ("chimes", "chimes.patterns.hour.notes.0[1]"; "" at the top)
     /// and the keys that object may hold. Values of another type are left to the decoder.
-    static func firstUnknown(in value: JSONValue, shape: Shape, at path: String) -> (key: String, object: String, known: [String])? {
+    static func firstUnknown(
+        in value: JSONValue, shape: Shape, at path: String
+    ) -> (key: String, object: String, known: [String])? {
         func child(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
         switch (shape, value) {
         case (.object(let fields), .object(let object)):
             let known = fields.map(\.0)
             if let key = object.keys.sorted().first(where: { !known.contains($0) }) { return (key, path, known) }
             for (key, inner) in fields {
-                if let value = object[key], let found = firstUnknown(in: value, shape: inner, at: child(key)) { return found }
+                if let value = object[key], let found = firstUnknown(in: value, shape: inner, at: child(key)) {
+                    return found
+                }
             }
         case (.map(let inner), .object(let object)):
             for key in object.keys.sorted() {

@@ -58,7 +58,8 @@ extension SoundPack {
         guard unsayable > 0 else { return nil }
         var message =
             "Sound pack '\(name)' cannot say \(unsayable) of 1440 minutes in \(style.phrasing.rawValue) style; missing words: "
-            + missing.map(\.word).joined(separator: ", ") + ". Add a clip with each id to \(directory.path)/\(PackManifest.fileName)"
+            + missing.map(\.word).joined(separator: ", ")
+            + ". Add a clip with each id to \(directory.path)/\(PackManifest.fileName)"
         // `tried` is [word] or [compound, "forty' + 'five"]: a compound may also be composed.
         if let compound = missing.first(where: { $0.tried.count > 1 }) {
             message += " ('\(compound.word)' may also be composed: '\(compound.tried[1])')"

@@ -69,7 +69,8 @@ extension TalkingClock {
         let near = Suggestion.closest(to: first, in: commandNames).map { " Did you mean '\($0)'?" } ?? ""
         throw CLIError(
             .badInput,
-            "unknown command '\(first)'; commands: \(commandNames.joined(separator: ", ")).\(near) See 'talking-clock --help'.")
+            "unknown command '\(first)'; commands: \(commandNames.joined(separator: ", "))."
+                + "\(near) See 'talking-clock --help'.")
     }
 }
 

@@ -26,7 +26,9 @@ final class CommandLineTests: XCTestCase {
     func testANegativeClockOffsetIsAValue() throws {
         let offset = try offset(to: "2020-05-01T10:07:30Z")
         XCTAssertLessThan(offset, 0)
-        let r = try BinaryRunner.run(["say", "--dry-run", "--tz", "UTC", "--pack", pack, "--clock-offset", String(offset)])
+        let r = try BinaryRunner.run([
+            "say", "--dry-run", "--tz", "UTC", "--pack", pack, "--clock-offset", String(offset),
+        ])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(r.stdout, "ten oh seven AM\nclips: ten oh seven am\n")
     }
@@ -37,7 +39,8 @@ final class CommandLineTests: XCTestCase {
         let offset = try offset(to: "2020-05-01T10:07:30Z")
         let r = try BinaryRunner.run(
             [
-                "announce", "--next", "--clock-offset", String(offset), "--max-wait", "0", "--tz", "UTC", "--pack", pack,
+                "announce", "--next", "--clock-offset", String(offset), "--max-wait", "0", "--tz", "UTC", "--pack",
+                pack,
                 "--device", "null", "--state-dir", work.appendingPathComponent("state").path, "--socket",
                 work.appendingPathComponent("none.sock").path,
             ])
@@ -50,15 +53,19 @@ final class CommandLineTests: XCTestCase {
         let mute = try BinaryRunner.run(["mute", "--for", "-5m", "--socket", socket])
         XCTAssertEqual(mute.status, ExitStatus.badInput.rawValue)
         XCTAssertEqual(mute.stdout, "")
-        XCTAssertTrue(mute.stderr.hasPrefix("Error: --for must be a positive duration such as 30m, not -5m.\n"), mute.stderr)
+        XCTAssertTrue(
+            mute.stderr.hasPrefix("Error: --for must be a positive duration such as 30m, not -5m.\n"), mute.stderr)
 
         let wait = try BinaryRunner.run(["announce", "--next", "--max-wait", "-1", "--socket", socket])
         XCTAssertEqual(wait.status, ExitStatus.badInput.rawValue)
         XCTAssertTrue(wait.stderr.hasPrefix("Error: --max-wait must be 0 or more.\n"), wait.stderr)
 
-        let rate = try BinaryRunner.run(["run", "--fake-clock", "2026-01-01T10:00", "--clock-rate", "-2", "--socket", socket])
+        let rate = try BinaryRunner.run([
+            "run", "--fake-clock", "2026-01-01T10:00", "--clock-rate", "-2", "--socket", socket,
+        ])
         XCTAssertEqual(rate.status, ExitStatus.badInput.rawValue)
-        XCTAssertTrue(rate.stderr.hasPrefix("Error: --clock-rate must be above 0 and at most 3600, not -2.0.\n"), rate.stderr)
+        XCTAssertTrue(
+            rate.stderr.hasPrefix("Error: --clock-rate must be above 0 and at most 3600, not -2.0.\n"), rate.stderr)
     }
 }
 
@@ -69,12 +76,14 @@ extension CommandLineTests {
         let foo = try BinaryRunner.run(["foo"])
         XCTAssertEqual(foo.status, ExitStatus.badInput.rawValue)
         XCTAssertEqual(foo.stdout, "")
-        XCTAssertEqual(foo.stderr, "talking-clock: unknown command 'foo'; commands: \(commands). See 'talking-clock --help'.\n")
+        XCTAssertEqual(
+            foo.stderr, "talking-clock: unknown command 'foo'; commands: \(commands). See 'talking-clock --help'.\n")
         let typo = try BinaryRunner.run(["stauts", "--json"])
         XCTAssertEqual(typo.status, ExitStatus.badInput.rawValue)
         XCTAssertEqual(
             typo.stderr,
-            "talking-clock: unknown command 'stauts'; commands: \(commands). Did you mean 'status'? See 'talking-clock --help'.\n")
+            "talking-clock: unknown command 'stauts'; commands: \(commands). Did you mean 'status'? See 'talking-clock --help'.\n"
+        )
         // Options and the parser's own help still reach the parser.
         XCTAssertEqual(try BinaryRunner.run(["help", "say"]).status, 0)
         XCTAssertEqual(try BinaryRunner.run(["--version"]).stdout, "0.1.0\n")
@@ -85,16 +94,21 @@ extension CommandLineTests {
 extension CommandLineTests {
     /// A daemon on the external driver writing to /dev/null, its socket at `socket` (relative paths
     /// are read in `directory`), its log in the work directory.
-    func startDaemon(socket: String, directory: URL, arguments: [String] = ["--device", "file:FILE=/dev/null"]) throws -> Process {
+    func startDaemon(socket: String, directory: URL, arguments: [String] = ["--device", "file:FILE=/dev/null"]) throws
+        -> Process
+    {
         let p = Process()
         p.executableURL = BinaryRunner.binary
         p.arguments =
             [
-                "run", "--driver", "external", "--pack", pack, "--tz", "UTC", "--state-dir", work.appendingPathComponent("state").path,
+                "run", "--driver", "external", "--pack", pack, "--tz", "UTC", "--state-dir",
+                work.appendingPathComponent("state").path,
                 "--socket", socket,
             ] + arguments
         p.currentDirectoryURL = directory
-        p.environment = ProcessInfo.processInfo.environment.merging(["XDG_CONFIG_HOME": "/nonexistent/talking-clock-tests"]) { $1 }
+        p.environment = ProcessInfo.processInfo.environment.merging([
+            "XDG_CONFIG_HOME": "/nonexistent/talking-clock-tests"
+        ]) { $1 }
         let log = work.appendingPathComponent("daemon.log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
         p.standardError = try FileHandle(forWritingTo: log)
@@ -127,7 +141,8 @@ extension CommandLineTests {
         }
         let say = try BinaryRunner.run(["say", "--socket", socket])
         XCTAssertEqual(say.status, 0, say.stderr)
-        XCTAssertTrue(say.stdout.hasPrefix("speaking "), "the daemon answers; spoken here, say prints nothing: \(say.stdout)")
+        XCTAssertTrue(
+            say.stdout.hasPrefix("speaking "), "the daemon answers; spoken here, say prints nothing: \(say.stdout)")
     }
 
     /// `run --socket rel.sock` puts the socket in the working directory (it failed with "control
@@ -158,7 +173,9 @@ extension CommandLineTests {
         let end = try XCTUnwrap(r.stderr.range(of: "); pass --pack")).lowerBound
         let searched = r.stderr[listed..<end].components(separatedBy: ", ")
         XCTAssertEqual(searched.count, Set(searched).count, "\(searched)")
-        XCTAssertTrue(searched.contains(BinaryRunner.packageRoot.appendingPathComponent("Sounds").standardizedFileURL.path), "\(searched)")
+        XCTAssertTrue(
+            searched.contains(BinaryRunner.packageRoot.appendingPathComponent("Sounds").standardizedFileURL.path),
+            "\(searched)")
     }
 }
 
@@ -207,7 +224,10 @@ extension CommandLineTests {
         FileManager.default.createFile(atPath: file, contents: Data())
         let cases: [(output: String, message: String)] = [
             (work.path, "Could not write \(work.path): Is a directory; give a file name inside it."),
-            (file + "/x.wav", "Could not write \(file)/x.wav: Not a directory; part of the path is a file; choose another path."),
+            (
+                file + "/x.wav",
+                "Could not write \(file)/x.wav: Not a directory; part of the path is a file; choose another path."
+            ),
             (
                 work.path + "/nodir/x.wav",
                 "Could not write \(work.path)/nodir/x.wav: No such file or directory; the directory \(work.path)/nodir does not "

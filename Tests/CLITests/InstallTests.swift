@@ -10,7 +10,8 @@ final class InstallTests: XCTestCase {
 
     override func setUpWithError() throws {
         home = FixturePack.temporaryDirectory("home")
-        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 
     override func tearDown() { try? FileManager.default.removeItem(at: home) }
@@ -20,10 +21,13 @@ final class InstallTests: XCTestCase {
     func run(_ executable: String, _ arguments: [String]) throws -> BinaryRunner.Outcome {
         let process = Process()
         process.executableURL =
-            executable.hasPrefix("/") ? URL(fileURLWithPath: executable) : BinaryRunner.packageRoot.appendingPathComponent(executable)
+            executable.hasPrefix("/")
+            ? URL(fileURLWithPath: executable) : BinaryRunner.packageRoot.appendingPathComponent(executable)
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
-        for key in ["XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "DBUS_SESSION_BUS_ADDRESS"] { env.removeValue(forKey: key) }
+        for key in ["XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "DBUS_SESSION_BUS_ADDRESS"] {
+            env.removeValue(forKey: key)
+        }
         env["HOME"] = home.path
         env["XDG_RUNTIME_DIR"] = runtime.path
         process.environment = env
@@ -60,7 +64,8 @@ final class InstallTests: XCTestCase {
     /// %h and %t as a user manager expands them here; any other specifier fails the test: %S and
     /// StateDirectory= mean ~/.config in user units before systemd 254, so the unit must not need them.
     func expand(_ path: String, file: StaticString = #filePath, line: UInt = #line) -> String {
-        let expanded = path.replacingOccurrences(of: "%h", with: home.path).replacingOccurrences(of: "%t", with: runtime.path)
+        let expanded = path.replacingOccurrences(of: "%h", with: home.path).replacingOccurrences(
+            of: "%t", with: runtime.path)
         if expanded.contains("%") { XCTFail("\(path): the test only knows %h and %t", file: file, line: line) }
         return expanded
     }
@@ -75,7 +80,8 @@ final class InstallTests: XCTestCase {
 
         let writable = (service["ReadWritePaths"] ?? []).flatMap { $0.split(separator: " ").map(String.init) }
         XCTAssertFalse(writable.isEmpty)
-        let created = (service["ExecStartPre"] ?? []).filter { $0.hasPrefix("+") && $0.contains("/mkdir -p") }.joined(separator: " ")
+        let created = (service["ExecStartPre"] ?? []).filter { $0.hasPrefix("+") && $0.contains("/mkdir -p") }.joined(
+            separator: " ")
         for entry in writable where !entry.hasPrefix("-") {  // "-": may be missing
             var isDirectory: ObjCBool = false
             let path = expand(entry)
@@ -83,7 +89,9 @@ final class InstallTests: XCTestCase {
                 FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue,
                 "ReadWritePaths=\(entry): \(path) does not exist after install, and systemd refuses to start the unit")
             if entry != "%t" {
-                XCTAssertTrue(created.split(separator: " ").contains(Substring(entry)), "the unit does not create \(entry) if it goes missing")
+                XCTAssertTrue(
+                    created.split(separator: " ").contains(Substring(entry)),
+                    "the unit does not create \(entry) if it goes missing")
             }
         }
 
@@ -122,7 +130,8 @@ final class InstallTests: XCTestCase {
             XCTAssertEqual(help.status, 0, help.stderr)
             XCTAssertTrue(help.stdout.hasPrefix("Usage: scripts/\(script) ["), help.stdout)
             XCTAssertTrue(help.stdout.contains("\n  -h, --help       show this text\n"), help.stdout)
-            XCTAssertFalse(help.stdout.split(separator: "\n").contains { $0.hasPrefix("#") || $0.contains("set -") }, help.stdout)
+            XCTAssertFalse(
+                help.stdout.split(separator: "\n").contains { $0.hasPrefix("#") || $0.contains("set -") }, help.stdout)
             let bad = try run("scripts/\(script)", ["--bogus"])
             XCTAssertEqual(bad.status, 64)
             XCTAssertEqual(bad.stderr, "\(script): unknown option '--bogus' (see scripts/\(script) --help)\n")

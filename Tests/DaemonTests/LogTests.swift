@@ -12,7 +12,10 @@ final class LogTests: XCTestCase {
             ("one AM", "\"one AM\""),
             ("pulse\nfake: line", #""pulse\nfake: line""#),
             ("a\tb\rc", #""a\tb\rc""#),
-            (#"Could not open ALSA device "hw:7,0": No such device"#, #""Could not open ALSA device \"hw:7,0\": No such device""#),
+            (
+                #"Could not open ALSA device "hw:7,0": No such device"#,
+                #""Could not open ALSA device \"hw:7,0\": No such device""#
+            ),
             (#"C:\dir"#, #""C:\\dir""#),
             ("bell\u{07}\u{1B}[31m\u{7F}\u{85}", #""bell\x07\x1B[31m\x7F\x85""#),
             ("née", "née"),

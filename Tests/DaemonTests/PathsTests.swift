@@ -10,10 +10,15 @@ final class PathsTests: XCTestCase {
 
     func testWithoutHOMEConfigStateAndPacksAllUseThePasswdHome() {
         for environment in [[:], ["HOME": ""]] as [[String: String]] {
-            XCTAssertEqual(ClockDaemon.defaultConfigPath(environment: environment), passwdHome + "/.config/talking-clock/config.toml", "\(environment)")
-            XCTAssertEqual(StateStore.defaultDirectory(environment: environment).path, passwdHome + "/.local/state/talking-clock", "\(environment)")
             XCTAssertEqual(
-                PackLocator.searchPaths(environment: environment).first?.path, passwdHome + "/.local/share/talking-clock/packs", "\(environment)")
+                ClockDaemon.defaultConfigPath(environment: environment),
+                passwdHome + "/.config/talking-clock/config.toml", "\(environment)")
+            XCTAssertEqual(
+                StateStore.defaultDirectory(environment: environment).path, passwdHome + "/.local/state/talking-clock",
+                "\(environment)")
+            XCTAssertEqual(
+                PackLocator.searchPaths(environment: environment).first?.path,
+                passwdHome + "/.local/share/talking-clock/packs", "\(environment)")
         }
     }
 
@@ -21,7 +26,8 @@ final class PathsTests: XCTestCase {
         let cases: [(env: [String: String], config: String, state: String, packs: String)] = [
             (["HOME": "/home/u"], "/home/u/.config", "/home/u/.local/state", "/home/u/.local/share"),
             (
-                ["HOME": "/home/u", "XDG_CONFIG_HOME": "/c", "XDG_STATE_HOME": "/s", "XDG_DATA_HOME": "/d"], "/c", "/s", "/d"
+                ["HOME": "/home/u", "XDG_CONFIG_HOME": "/c", "XDG_STATE_HOME": "/s", "XDG_DATA_HOME": "/d"], "/c", "/s",
+                "/d"
             ),
             (
                 ["HOME": "/home/u", "XDG_CONFIG_HOME": "rel", "XDG_STATE_HOME": "rel", "XDG_DATA_HOME": ""],
@@ -29,9 +35,11 @@ final class PathsTests: XCTestCase {
             ),
         ]
         for c in cases {
-            XCTAssertEqual(ClockDaemon.defaultConfigPath(environment: c.env), c.config + "/talking-clock/config.toml", "\(c.env)")
+            XCTAssertEqual(
+                ClockDaemon.defaultConfigPath(environment: c.env), c.config + "/talking-clock/config.toml", "\(c.env)")
             XCTAssertEqual(StateStore.defaultDirectory(environment: c.env).path, c.state + "/talking-clock", "\(c.env)")
-            XCTAssertEqual(PackLocator.searchPaths(environment: c.env).first?.path, c.packs + "/talking-clock/packs", "\(c.env)")
+            XCTAssertEqual(
+                PackLocator.searchPaths(environment: c.env).first?.path, c.packs + "/talking-clock/packs", "\(c.env)")
         }
     }
 

@@ -86,9 +86,11 @@ final class ManifestStrictnessTests: XCTestCase {
     func testSyntaxErrorsSayWhereNotFoundationsSentence() {
         XCTAssertEqual(
             refusal("{\"format\": 1,\n  \"name\": }"),
-            "\(path) is not valid JSON (Invalid value at line 2, column 11); check it with 'python3 -m json.tool \(path)'.")
+            "\(path) is not valid JSON (Invalid value at line 2, column 11); check it with 'python3 -m json.tool \(path)'."
+        )
         XCTAssertEqual(
             refusal("[1]"),
-            "\(path) must hold one JSON object, { \"format\": 1, \"name\": …, \"clips\": { … } }; see the pack format in the README.")
+            "\(path) must hold one JSON object, { \"format\": 1, \"name\": …, \"clips\": { … } }; see the pack format in the README."
+        )
     }
 }

@@ -26,16 +26,24 @@ final class PackCheckTests: XCTestCase {
         XCTAssertEqual(
             words.message,
             "Sound pack 'fixture' cannot say 878 of 1440 minutes in 12h style; missing words: oh, seven, pm. Add a clip with "
-                + "each id to \(pack.directory.path)/pack.json; 'oh', 'seven', 'pm' are listed but do not load (see above).")
+                + "each id to \(pack.directory.path)/pack.json; 'oh', 'seven', 'pm' are listed but do not load (see above)."
+        )
     }
 
     func testAOneWordPackGetsOneListOfMissingWords() throws {
         try FixturePack.write(to: dir, ids: ["one"])
-        let report = try SoundPack(directory: dir).check(styles: [PhraseStyle(), PhraseStyle(phrasing: .twentyFourHour)])
+        let report = try SoundPack(directory: dir).check(styles: [
+            PhraseStyle(), PhraseStyle(phrasing: .twentyFourHour),
+        ])
         XCTAssertEqual(report.problems.count, 2, "one line per phrasing: \(report.problems)")
         // In the order the day first needs them: 00:00 midnight, 00:01 twelve oh one am, …, noon, 12:01 … pm.
-        let tens = ["twenty", "thirty", "forty", "fifty"].flatMap { t in [t] + (1...9).map { "\(t)-\(Phrase.number($0))" } }
-        let words12 = ["midnight", "twelve", "oh", "am"] + (2...11).map(Phrase.number) + (13...19).map(Phrase.number) + tens + ["noon", "pm"]
+        let tens = ["twenty", "thirty", "forty", "fifty"].flatMap { t in
+            [t] + (1...9).map { "\(t)-\(Phrase.number($0))" }
+        }
+        let words12 =
+            ["midnight", "twelve", "oh", "am"] + (2...11).map(Phrase.number) + (13...19).map(Phrase.number) + tens + [
+                "noon", "pm",
+            ]
         XCTAssertEqual(
             report.problems[0].message,
             "Sound pack 'fixture' cannot say 1440 of 1440 minutes in 12h style; missing words: \(words12.joined(separator: ", ")). "
@@ -43,12 +51,14 @@ final class PackCheckTests: XCTestCase {
                 + "'twenty' + 'one').")
         XCTAssertTrue(
             report.problems[1].message.hasPrefix(
-                "Sound pack 'fixture' cannot say 1440 of 1440 minutes in 24h style; missing words: zero, hundred, oh, two, "),
+                "Sound pack 'fixture' cannot say 1440 of 1440 minutes in 24h style; missing words: zero, hundred, oh, two, "
+            ),
             report.problems[1].message)
     }
 
     func testAMissingCompoundSaysItCanBeComposed() throws {
-        try FixturePack.write(to: dir, ids: FixturePack.fullVocabulary.filter { !["forty-five", "five", "fifteen"].contains($0) })
+        try FixturePack.write(
+            to: dir, ids: FixturePack.fullVocabulary.filter { !["forty-five", "five", "fifteen"].contains($0) })
         let report = try SoundPack(directory: dir).check()
         // :05, :15 and :45 in 22 hours (66), and every minute of 05:xx and 17:xx (120): 186.
         XCTAssertEqual(
