@@ -180,10 +180,9 @@ public final class ClockDaemon {
         return config.merged(with: overrides)
     }
 
-    /// `$XDG_CONFIG_HOME/talking-clock/config.toml` (default `~/.config`).
+    /// `$XDG_CONFIG_HOME/talking-clock/config.toml` (default `~/.config`): see `UserPaths`.
     public static func defaultConfigPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
-        if let xdg = environment["XDG_CONFIG_HOME"], !xdg.isEmpty { return xdg + "/talking-clock/config.toml" }
-        return environment["HOME"].map { $0 + "/.config/talking-clock/config.toml" }
+        UserPaths.configFile(environment: environment)
     }
 
     /// Loads and decodes the config's pack, and makes sure it can ring the config's chime.

@@ -79,7 +79,9 @@ public final class ControlServer {
         self.path = path
         self.loop = loop
         self.handler = handler
-        let dir = (path as NSString).deletingLastPathComponent
+        // A relative path is read in the working directory; a bare name ("rel.sock") has no
+        // directory part, so the directory is derived from the absolute path.
+        let dir = ((path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path) as NSString).deletingLastPathComponent
         try Self.preparePrivateDirectory(dir)
         if FileManager.default.fileExists(atPath: path) {
             if ControlClient.isListening(path) {

@@ -30,13 +30,44 @@ public struct JournalLogHandler: LogHandler {
         case .error: priority = 3
         case .critical: priority = 2
         }
-        var text = "<\(priority)>\(message)"
-        let all = metadata.merging(explicit ?? [:]) { $1 }
-        for key in all.keys.sorted() {
-            let value = "\(all[key]!)"
-            text += value.contains(" ") || value.isEmpty ? " \(key)=\"\(value)\"" : " \(key)=\(value)"
-        }
+        let text = Self.line(priority: priority, message: "\(message)", metadata: metadata.merging(explicit ?? [:]) { $1 })
         writeStandardError(text + "\n")
+    }
+
+    /// `<N>message key=value key="a value"`: one line whatever the values hold (a config string
+    /// with a newline must not start a second journal entry).
+    static func line(priority: Int, message: String, metadata: Logger.Metadata) -> String {
+        var text = "<\(priority)>\(message)"
+        for key in metadata.keys.sorted() { text += " \(key)=" + quoted("\(metadata[key]!)") }
+        return text
+    }
+
+    /// The value as is when it is one plain word; otherwise in double quotes with `"` and `\`
+    /// escaped and control characters written as `\n`, `\r`, `\t` or `\xNN`.
+    static func quoted(_ value: String) -> String {
+        let plain =
+            !value.isEmpty
+            && value.unicodeScalars.allSatisfy { $0.value > 0x20 && !needsEscape($0) && $0 != "\"" && $0 != "\\" }
+        if plain { return value }
+        var out = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where needsEscape(scalar):
+                out += "\\x" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16, uppercase: true)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    /// C0 and C1 control characters and DEL.
+    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 }
 

@@ -2,15 +2,10 @@ import Foundation
 
 /// Where sound packs are found, so the binary works both from the repository and installed.
 public enum PackLocator {
-    /// Directories searched for a pack given by name, in order.
+    /// Directories searched for a pack given by name, in order, each once.
     public static func searchPaths(environment: [String: String] = ProcessInfo.processInfo.environment) -> [URL] {
         var paths: [URL] = []
-        let home = environment["HOME"].map { URL(fileURLWithPath: $0) }
-        if let data = environment["XDG_DATA_HOME"], !data.isEmpty {
-            paths.append(URL(fileURLWithPath: data).appendingPathComponent("talking-clock/packs"))
-        } else if let home {
-            paths.append(home.appendingPathComponent(".local/share/talking-clock/packs"))
-        }
+        if let installed = UserPaths.packsDirectory(environment: environment) { paths.append(installed) }
         if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             var dir = URL(fileURLWithPath: exe).deletingLastPathComponent()
             // Installed: PREFIX/bin/talking-clock with packs in PREFIX/share/talking-clock/packs.
@@ -22,7 +17,9 @@ public enum PackLocator {
             }
         }
         paths.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("Sounds"))
-        return paths
+        // Run from the repository, the working directory's Sounds/ is also one above the binary.
+        var seen = Set<String>()
+        return paths.map(\.standardizedFileURL).filter { seen.insert($0.path).inserted }
     }
 
     /// A pack given as a directory path (contains "/" or exists) or as a name.

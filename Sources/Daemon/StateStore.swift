@@ -64,13 +64,9 @@ public final class StateStore {
     static let maximumFileSize = 1 << 20
 
     /// `$XDG_STATE_HOME/talking-clock`, or `~/.local/state/talking-clock` when it is unset or not
-    /// absolute (the XDG Base Directory spec says relative values are to be ignored).
+    /// absolute: see `UserPaths`.
     public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
-            return URL(fileURLWithPath: state).appendingPathComponent("talking-clock")
-        }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        return URL(fileURLWithPath: home).appendingPathComponent(".local/state/talking-clock")
+        UserPaths.stateDirectory(environment: environment)
     }
 
     // MARK: Loading

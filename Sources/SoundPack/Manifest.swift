@@ -77,7 +77,25 @@ public struct PackManifest: Hashable, Sendable, Decodable {
     }
 
     /// Parses and validates manifest JSON. `path` only names the file in messages.
+    ///
+    /// Strict like the config: a key this version does not know is an error with the closest
+    /// known key, so a misspelt `"sampel_rate"` is not silently ignored.
     public static func parse(_ data: Data, path: String) throws(PackError) -> PackManifest {
+        let document: JSONValue
+        do { document = try JSONDecoder().decode(JSONValue.self, from: data) } catch {
+            throw PackError(.badManifest, "\(path) is not valid JSON (\(syntaxError(data))); check it with 'python3 -m json.tool \(path)'.")
+        }
+        guard document.objectValue != nil else {
+            throw PackError(.badManifest, "\(path) must hold one JSON object, { \"format\": 1, \"name\": …, \"clips\": { … } }; see the pack format in the README.")
+        }
+        if let unknown = ManifestKeys.firstUnknown(in: document, shape: ManifestKeys.manifest, at: "") {
+            let within = unknown.object.isEmpty ? "" : " in \"\(unknown.object)\""
+            let near = Suggestion.closest(to: unknown.key, in: unknown.known).map { "; did you mean '\($0)'?" } ?? "."
+            throw PackError(
+                .badManifest,
+                "\(path): unknown key '\(unknown.key)'\(within)\(near) Known keys\(within): "
+                    + unknown.known.joined(separator: ", ") + ".")
+        }
         let manifest: PackManifest
         do {
             manifest = try JSONDecoder().decode(PackManifest.self, from: data)
@@ -90,7 +108,7 @@ public struct PackManifest: Hashable, Sendable, Decodable {
         } catch let DecodingError.valueNotFound(type, context) {
             throw PackError(.badManifest, "\(path): \"\(describe(context.codingPath))\" must be \(typeName(type)), not null.")
         } catch {
-            throw PackError(.badManifest, "\(path) is not valid JSON (\(error.localizedDescription)); check it with 'python3 -m json.tool \(path)'.")
+            throw PackError(.badManifest, "\(path) could not be read as a pack manifest; see the pack format in the README.")
         }
         guard manifest.format == supportedFormat else {
             throw PackError(.badManifest, "\(path) has format \(manifest.format), but this talking-clock reads format \(supportedFormat); update talking-clock or regenerate the pack.")
@@ -111,6 +129,29 @@ public struct PackManifest: Hashable, Sendable, Decodable {
         return manifest
     }
 
+    /// Where and why the JSON does not parse ("Invalid value at line 3, column 12"), not
+    /// Foundation's "The data couldn't be read because it isn't in the correct format."
+    static func syntaxError(_ data: Data) -> String {
+        let detail: String
+        do {
+            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            return "it is not a JSON document"
+        } catch {
+            detail = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? "it cannot be parsed"
+        }
+        var text = detail.hasSuffix(".") ? String(detail.dropLast()) : detail
+        // "around character N" (a byte offset from 0) → line and column.
+        if let range = text.range(of: "around character "), let offset = Int(text[range.upperBound...]),
+            offset <= data.count
+        {
+            let before = [UInt8](data.prefix(offset))
+            let line = before.filter { $0 == 0x0A }.count + 1
+            let column = before.count - ((before.lastIndex(of: 0x0A)).map { $0 + 1 } ?? 0) + 1
+            text = text[..<range.lowerBound] + "at line \(line), column \(column)"
+        }
+        return text
+    }
+
     private static func describe(_ path: [any CodingKey]) -> String {
         path.map(\.stringValue).joined(separator: ".")
     }
@@ -122,5 +163,70 @@ public struct PackManifest: Hashable, Sendable, Decodable {
         case is [String: String].Type: "an object of strings"
         default: "a \(type)"
         }
+    }
+}
+
+/// The keys `pack.json` may hold, object by object, in the order the README documents them.
+enum ManifestKeys {
+    indirect enum Shape: Sendable {
+        /// Any value (its type is checked when it is decoded).
+        case value
+        /// An object with only these keys.
+        case object([(String, Shape)])
+        /// An object with keys of the pack's choosing (clip ids, minutes, chime names).
+        case map(Shape)
+        case array(Shape)
+    }
+
+    static let note = Shape.object([("bell", .value), ("at_ms", .value), ("anchor", .value)])
+    static let strikes = Shape.object([
+        ("bell", .value), ("count", .value), ("minutes", .value), ("after_ms", .value), ("interval_ms", .value),
+        ("pair_gap_ms", .value), ("anchor", .value),
+    ])
+    static let pattern = Shape.object([("notes", .map(.array(note))), ("strikes", strikes), ("voice_after_ms", .value)])
+    static let manifest = Shape.object([
+        ("format", .value), ("name", .value), ("description", .value), ("license", .value), ("sample_rate", .value),
+        ("channels", .value),
+        ("spacing", .object([("word_gap_ms", .value), ("lead_in_gap_ms", .value), ("chime_gap_ms", .value)])),
+        ("clips", .map(.value)),
+        ("bells", .object([("quarter", .value), ("hour", .value), ("ship", .value)])),
+        (
+            "chimes",
+            .object([
+                ("beat_ms", .value), ("hour_after_ms", .value), ("strike_interval_ms", .value),
+                ("ship_strike_ms", .value), ("ship_pair_gap_ms", .value), ("voice_after_ms", .value),
+                ("duck_db", .value), ("patterns", .map(pattern)),
+            ])
+        ),
+    ])
+
+    /// The first key (in document order of the shape, then by name) that `shape` does not allow:
+    /// the key, the object it is in ("chimes", "chimes.patterns.hour.notes.0[1]"; "" at the top)
+    /// and the keys that object may hold. Values of another type are left to the decoder.
+    static func firstUnknown(
+        in value: JSONValue, shape: Shape, at path: String
+    ) -> (key: String, object: String, known: [String])? {
+        func child(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
+        switch (shape, value) {
+        case (.object(let fields), .object(let object)):
+            let known = fields.map(\.0)
+            if let key = object.keys.sorted().first(where: { !known.contains($0) }) { return (key, path, known) }
+            for (key, inner) in fields {
+                if let value = object[key], let found = firstUnknown(in: value, shape: inner, at: child(key)) {
+                    return found
+                }
+            }
+        case (.map(let inner), .object(let object)):
+            for key in object.keys.sorted() {
+                if let found = firstUnknown(in: object[key]!, shape: inner, at: child(key)) { return found }
+            }
+        case (.array(let inner), .array(let items)):
+            for (i, item) in items.enumerated() {
+                if let found = firstUnknown(in: item, shape: inner, at: path + "[\(i)]") { return found }
+            }
+        default:
+            break
+        }
+        return nil
     }
 }

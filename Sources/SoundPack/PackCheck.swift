@@ -12,28 +12,64 @@ public struct PackReport: Sendable {
 
 extension SoundPack {
     /// Decodes every clip and proves that every minute of the day can be said in each phrasing
-    /// the user may choose, and that the top-of-hour chime exists.
+    /// the user may choose: every broken clip is a problem of its own, and the words the pack
+    /// cannot say (with the clips that decode) are one problem per phrasing, listed together.
     public func check(styles: [PhraseStyle] = [PhraseStyle(phrasing: .twelveHour)]) -> PackReport {
         var problems: [PackError] = []
+        var working = Set<String>()
         for id in manifest.clips.keys.sorted() {
-            do throws(PackError) { _ = try audio(id) } catch { problems.append(error) }
+            do throws(PackError) {
+                _ = try audio(id)
+                working.insert(id)
+            } catch {
+                problems.append(error)
+            }
         }
         var minutes = 0
         for style in styles {
-            let failures = Vocabulary.unsayableMinutes(available: clipIds, style: style)
             minutes += 1440
-            // One message per missing word, with the first time that needs it.
-            var seen = Set<String>()
-            for (minute, error) in failures where seen.insert(error.word).inserted {
-                let time = "\(pad2(minute / 60)):\(pad2(minute % 60))"
-                problems.append(
-                    PackError(
-                        .vocabulary, clip: error.word,
-                        "Sound pack '\(name)' cannot say \(time) in \(style.phrasing.rawValue) style: \(error.description)"))
-            }
+            if let gap = vocabularyGap(available: working, style: style) { problems.append(gap) }
         }
         return PackReport(problems: problems, clipCount: manifest.clips.count, minutesChecked: minutes)
     }
-}
 
-private func pad2(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+    /// "cannot say 1380 of 1440 minutes in 12h style; missing words: fifteen, forty-five, pm. …",
+    /// the words in the order the day first needs them; nil when every minute can be said.
+    func vocabularyGap(available: Set<String>, style: PhraseStyle) -> PackError? {
+        var missing: [VocabularyError] = []
+        var unsayable = 0
+        var known: [String: Bool] = [:]
+        for m in 0..<1440 {
+            var sayable = true
+            for word in Phrase.forTime(hour: m / 60, minute: m % 60, style: style).words {
+                if known[word] == nil {
+                    do throws(VocabularyError) {
+                        _ = try Vocabulary.clips(for: Phrase(words: [word]), available: available)
+                        known[word] = true
+                    } catch {
+                        known[word] = false
+                        missing.append(error)
+                    }
+                }
+                if known[word] == false { sayable = false }
+            }
+            if !sayable { unsayable += 1 }
+        }
+        guard unsayable > 0 else { return nil }
+        var message =
+            "Sound pack '\(name)' cannot say \(unsayable) of 1440 minutes in \(style.phrasing.rawValue) style; missing words: "
+            + missing.map(\.word).joined(separator: ", ")
+            + ". Add a clip with each id to \(directory.path)/\(PackManifest.fileName)"
+        // `tried` is [word] or [compound, "forty' + 'five"]: a compound may also be composed.
+        if let compound = missing.first(where: { $0.tried.count > 1 }) {
+            message += " ('\(compound.word)' may also be composed: '\(compound.tried[1])')"
+        }
+        let broken = missing.map(\.word).filter { manifest.clips[$0] != nil }
+        if !broken.isEmpty {
+            message +=
+                "; " + broken.map { "'\($0)'" }.joined(separator: ", ")
+                + (broken.count == 1 ? " is listed but does not load" : " are listed but do not load") + " (see above)"
+        }
+        return PackError(.vocabulary, clip: missing.first?.word, message + ".")
+    }
+}

@@ -151,10 +151,8 @@ public struct PackWriter: Sendable {
         try createDirectory(directory)
         let text = manifest.rendered(keyOrder: Self.keyOrder) + "\n"
         try atomicWrite(path: manifestURL.path) { (temporary: String) throws(PackWriteError) in
-            guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8)) else {
-                throw PackWriteError(
-                    "Could not write \(temporary): \(String(cString: strerror(errno))). Check that \(directory.path) is writable."
-                )
+            do throws(FileOutput.Failure) { try FileOutput.write(Array(text.utf8), to: temporary) } catch {
+                throw PackWriteError(error.description)
             }
         }
     }
@@ -178,19 +176,15 @@ public struct PackWriter: Sendable {
             throw PackWriteError("Could not read \(source.path) to copy it into the pack; check that the file exists.")
         }
         try atomicWrite(path: url.path) { (temporary: String) throws(PackWriteError) in
-            guard FileManager.default.createFile(atPath: temporary, contents: data) else {
-                throw PackWriteError(
-                    "Could not write \(temporary): \(String(cString: strerror(errno))). Check that \(directory.path) is writable."
-                )
+            do throws(FileOutput.Failure) { try FileOutput.write(data, to: temporary) } catch {
+                throw PackWriteError(error.description)
             }
         }
     }
 
     func createDirectory(_ url: URL) throws(PackWriteError) {
-        do { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) } catch {
-            throw PackWriteError(
-                "Could not create the directory \(url.path): \(error.localizedDescription). Choose a directory you can write to."
-            )
+        do throws(FileOutput.Failure) { try FileOutput.createDirectories(url.path) } catch {
+            throw PackWriteError(error.description)
         }
     }
 

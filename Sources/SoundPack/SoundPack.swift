@@ -19,7 +19,9 @@ public final class SoundPack {
     /// Loads `pack.json` from `directory`. With `scan` (the default) it also opens every clip's
     /// header (not its audio), so that path and format problems show up at load and `reload` can
     /// refuse a damaged pack; a one-shot `say` skips that when the manifest declares its format.
-    public init(directory: URL, scan: Bool = true) throws(PackError) {
+    /// With `keepingBrokenClips` a clip that is missing or unreadable does not stop the load (its
+    /// use fails): `check` loads this way to report every broken clip, not only the first.
+    public init(directory: URL, scan: Bool = true, keepingBrokenClips: Bool = false) throws(PackError) {
         let dir = directory.standardizedFileURL
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: dir.path, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -39,16 +41,21 @@ public final class SoundPack {
         var formats: [StreamFormat: Int] = [:]
         if scan || declared == nil {
             for id in manifest.clips.keys.sorted() {
-                let path = try PackPaths.resolve(manifest.clips[id]!, clip: id, in: dir)
-                let info = try ClipDecoder.info(path: path, clip: id)
-                formats[info.format, default: 0] += 1
+                do throws(PackError) {
+                    let path = try PackPaths.resolve(manifest.clips[id]!, clip: id, in: dir)
+                    let info = try ClipDecoder.info(path: path, clip: id)
+                    formats[info.format, default: 0] += 1
+                } catch {
+                    if !keepingBrokenClips { throw error }
+                }
             }
         }
         // A declared format wins; otherwise the most common one (ties: the higher rate), so most
-        // clips need no conversion.
-        self.format = declared ?? formats.max { a, b in
-            a.value != b.value ? a.value < b.value : a.key.sampleRate < b.key.sampleRate
-        }!.key
+        // clips need no conversion. (No readable clip at all happens only with keepingBrokenClips.)
+        self.format =
+            declared ?? formats.max { a, b in
+                a.value != b.value ? a.value < b.value : a.key.sampleRate < b.key.sampleRate
+            }?.key ?? StreamFormat(sampleRate: 22050, channels: 1)
     }
 
     /// The absolute path of a clip's file.

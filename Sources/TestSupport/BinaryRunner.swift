@@ -32,11 +32,14 @@ public enum BinaryRunner {
     /// - Parameters:
     ///   - stopAfter: send SIGTERM after this many seconds (for the daemon).
     ///   - input: written to the child's standard input, which is then closed (nil: inherit ours).
+    ///   - directory: the child's working directory (nil: ours).
     public static func run(
-        _ arguments: [String], environment: [String: String] = [:], timeout: Double = 60, stopAfter: Double? = nil, input: String? = nil
+        _ arguments: [String], environment: [String: String] = [:], timeout: Double = 60, stopAfter: Double? = nil, input: String? = nil,
+        directory: URL? = nil
     ) throws -> Outcome {
         let process = Process()
         process.executableURL = binary
+        if let directory { process.currentDirectoryURL = directory }
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         // The developer's own ~/.config/talking-clock must not change what tests see.

@@ -38,6 +38,7 @@ struct TalkingClock: ParsableCommand {
                 print(reply)
                 return
             }
+            try refuseUnknownCommand(CommandLine.arguments.dropFirst().first)
             var command = try parseAsRoot()
             try command.run()
         } catch let error as CLIError {
@@ -53,6 +54,23 @@ struct TalkingClock: ParsableCommand {
             }
             exit(withError: error)
         }
+    }
+}
+
+extension TalkingClock {
+    /// The names a first argument may have: the subcommands and the parser's own `help`.
+    static var commandNames: [String] {
+        configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
+    }
+
+    /// `talking-clock foo` names the commands (the parser would say "Unexpected argument 'foo'").
+    static func refuseUnknownCommand(_ first: String?) throws {
+        guard let first, !first.hasPrefix("-"), !commandNames.contains(first) else { return }
+        let near = Suggestion.closest(to: first, in: commandNames).map { " Did you mean '\($0)'?" } ?? ""
+        throw CLIError(
+            .badInput,
+            "unknown command '\(first)'; commands: \(commandNames.joined(separator: ", "))."
+                + "\(near) See 'talking-clock --help'.")
     }
 }
 

@@ -36,7 +36,7 @@ struct Check: ParsableCommand {
     /// exit 65), `warning:` (loudness or clipping: still exit 0), then `ok:`.
     static func perform(pack name: String?, device: String?, styles: [PhraseStyle]) throws {
         let loaded: SoundPack
-        do { loaded = try Support.pack(name, scan: true) } catch let error as CLIError {
+        do { loaded = try Support.pack(name, scan: true, keepingBrokenClips: true) } catch let error as CLIError {
             print("problem: \(error.description)")
             throw CLIError(error.status, "the pack cannot be loaded.")
         }

@@ -11,13 +11,15 @@ struct DaemonArguments: ParsableArguments {
     @Option(help: "Config file (default: $XDG_CONFIG_HOME/talking-clock/config.toml).")
     var config: String?
 
-    @Option(help: "Shift the wall clock by this many seconds (tests and demos: make a boundary come soon).")
+    // `.unconditional` takes `-3600` as the value (by default a leading '-' reads as an option:
+    // "Missing value"); a value out of range is then refused by `validate` with its reason.
+    @Option(parsing: .unconditional, help: "Shift the wall clock by this many seconds, negative for earlier (tests and demos: make a boundary come soon).")
     var clockOffset: Double = 0
 
     @Option(help: "Simulate the clock from this instant (RFC 3339 or local time in --tz).")
     var fakeClock: String?
 
-    @Option(help: "With --fake-clock: how many times faster than real time the simulated clock runs.")
+    @Option(parsing: .unconditional, help: "With --fake-clock: how many times faster than real time the simulated clock runs.")
     var clockRate: Double = 1
 
     @Option(
@@ -102,7 +104,7 @@ struct Announce: ParsableCommand {
     @Flag(help: "Announce the next boundary (required; the only mode).")
     var next = false
 
-    @Option(help: "Announce only if the next boundary is at most this many seconds away.")
+    @Option(parsing: .unconditional, help: "Announce only if the next boundary is at most this many seconds away.")
     var maxWait: Double = 60
 
     func validate() throws {
@@ -170,10 +172,11 @@ struct Trigger: ParsableCommand {
 struct MuteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "mute", abstract: "Mute the daemon (kept across restarts).")
     @OptionGroup var socket: SocketOption
-    @Option(name: .customLong("for"), help: "For a duration: 90s, 30m, 2h, 1h30m.") var duration: String?
+    @Option(name: .customLong("for"), parsing: .unconditional, help: "For a duration: 90s, 30m, 2h, 1h30m.") var duration: String?
     @Option(help: "Until the local time HH:MM.") var until: String?
     func validate() throws {
         if duration != nil && until != nil { throw ValidationError("give --for or --until, not both.") }
+        if let duration, duration.hasPrefix("-") { throw ValidationError("--for must be a positive duration such as 30m, not \(duration).") }
     }
     func run() throws {
         var request = "mute"

@@ -31,17 +31,21 @@ struct Say: ParsableCommand {
     @Flag(help: "Print the phrase and its clips; play nothing.")
     var dryRun = false
 
-    @Option(help: "Shift the wall clock by this many seconds.")
+    // `.unconditional`: `--clock-offset -3600` is a value, not an unknown option.
+    @Option(parsing: .unconditional, help: "Shift the wall clock by this many seconds (negative: earlier).")
     var clockOffset: Double = 0
 
     @Flag(help: "Speak here even if a daemon is running (by default a plain 'say' asks the daemon).")
     var local = false
 
+    @Option(help: "The daemon's control socket a plain 'say' is handed to (default: $XDG_RUNTIME_DIR/talking-clock/control.sock); if no daemon listens there, 'say' speaks here.")
+    var socket: String?
+
     func run() throws {
         // A plain `say` goes through a running daemon (its device, pack and volume); anything
         // more specific, or no daemon, speaks here.
         if !local, at == nil, output == nil, !dryRun, clockOffset == 0, clock.zone == nil, clock.pack == nil, clock.device == nil,
-            clock.chime == nil, clock.phrasing == nil, config == nil, let reply = try Self.throughDaemon()
+            clock.chime == nil, clock.phrasing == nil, config == nil, let reply = try Self.throughDaemon(socket: socket)
         {
             print(reply)
             return
@@ -76,10 +80,8 @@ struct Say: ParsableCommand {
         let timeline = try Support.timeline(plan, pack: pack)
         let pcm = Mixer.render(timeline, gain: Float(settings.volume) / 100) { (try? pack.audio($0).samples) ?? [] }
         if let output {
-            do {
-                try WAV.encode(pcm, format: timeline.format).write(to: URL(fileURLWithPath: output))
-            } catch {
-                throw CLIError(.cannotWrite, "Could not write \(output): \(error.localizedDescription). Check that the directory exists and is writable.")
+            do throws(FileOutput.Failure) { try FileOutput.write(WAV.encode(pcm, format: timeline.format), to: output) } catch {
+                throw CLIError(.cannotWrite, error.description)
             }
             return
         }
@@ -98,10 +100,10 @@ struct Say: ParsableCommand {
 }
 
 extension Say {
-    /// Sends a plain `say` to the running daemon and returns its reply; nil when no daemon
-    /// listens (then `say` speaks here).
-    static func throughDaemon() throws -> String? {
-        do { return try Control.send("say", socket: ControlPaths.socket()) } catch let error as CLIError where error.status == .noDaemon {
+    /// Sends a plain `say` to the running daemon (on `socket`, default the usual one) and returns
+    /// its reply; nil when no daemon listens (then `say` speaks here).
+    static func throughDaemon(socket: String? = nil) throws -> String? {
+        do { return try Control.send("say", socket: socket ?? ControlPaths.socket()) } catch let error as CLIError where error.status == .noDaemon {
             return nil
         }
     }

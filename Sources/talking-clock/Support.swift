@@ -10,13 +10,14 @@ enum Support {
         }
     }
 
-    static func pack(_ name: String?, scan: Bool) throws -> SoundPack {
+    /// `keepingBrokenClips`: see `SoundPack.init` (for `check`, which reports every broken clip).
+    static func pack(_ name: String?, scan: Bool, keepingBrokenClips: Bool = false) throws -> SoundPack {
         let url: URL
         switch PackLocator.locate(name ?? "default") {
         case .success(let found): url = found
         case .failure(let error): throw CLIError(.packError, error.description)
         }
-        do { return try SoundPack(directory: url, scan: scan) } catch {
+        do { return try SoundPack(directory: url, scan: scan, keepingBrokenClips: keepingBrokenClips) } catch {
             throw CLIError(.packError, error.description)
         }
     }

@@ -103,7 +103,7 @@ final class FaultTests: XCTestCase {
 
         XCTAssertTrue(d.waitForLog("announcement failed boundary=\(stamp(0))", timeout: 10), d.log)
         let first = try XCTUnwrap(failedLine(d, 0))
-        XCTAssertTrue(first.contains(#"reason="Could not open ALSA device "hw:7,0": "#), first)
+        XCTAssertTrue(first.contains(#"reason="Could not open ALSA device \"hw:7,0\": "#), first)
         XCTAssertTrue(first.contains("List devices with 'aplay -L' and pass one with --device."), first)
         let status = try d.request("status")
         XCTAssertTrue(status.hasPrefix("ok driver timer; next \(stamp(1))"), status)
@@ -114,7 +114,7 @@ final class FaultTests: XCTestCase {
         let reloaded = try d.request("reload")
         XCTAssertTrue(reloaded.hasPrefix(#"ok reloaded; warning: the sound device "no_such_pcm" cannot be opened now"#), reloaded)
         XCTAssertTrue(d.waitForLog("announcement failed boundary=\(stamp(1))", timeout: 10), d.log)
-        XCTAssertTrue(try XCTUnwrap(failedLine(d, 1)).contains(#"Could not open ALSA device "no_such_pcm""#), d.log)
+        XCTAssertTrue(try XCTUnwrap(failedLine(d, 1)).contains(#"Could not open ALSA device \"no_such_pcm\""#), d.log)
 
         try writeConfig("device = \"pulse\"\n")
         XCTAssertEqual(try d.request("reload"), "ok reloaded")
@@ -141,7 +141,7 @@ final class FaultTests: XCTestCase {
 
         XCTAssertTrue(d.waitForLog("announcement failed boundary=\(stamp(0))", timeout: 10), d.log)
         let line = try XCTUnwrap(failedLine(d, 0))
-        XCTAssertTrue(line.contains(#"Could not open ALSA device "pulse": Device or resource busy"#), line)
+        XCTAssertTrue(line.contains(#"Could not open ALSA device \"pulse\": Device or resource busy"#), line)
         XCTAssertTrue(
             line.contains(
                 "Another program is using it: use a shared device such as 'default', or stop the other program."), line)
@@ -203,7 +203,7 @@ final class FaultTests: XCTestCase {
         XCTAssertTrue(line.contains("boundary=\(stamp(0))"), line)
         XCTAssertTrue(line.contains(#"text="ten fifteen AM""#), line)
         XCTAssertTrue(
-            line.contains(#"ALSA device "pulse" failed while playing"#), "failed mid-play, not at open: \(line)")
+            line.contains(#"ALSA device \"pulse\" failed while playing"#), "failed mid-play, not at open: \(line)")
         XCTAssertTrue(d.isRunning)
         XCTAssertTrue(try d.request("status").contains(#"last failed: ALSA device "pulse" failed while playing"#))
 

@@ -203,7 +203,7 @@ final class RecordPackTests: XCTestCase {
         XCTAssertTrue(
             r.stdout.contains("Saved 1 of 3 words. Not recorded: two, three; run the command again to record them.\n"),
             r.stdout)
-        XCTAssertTrue(r.stdout.contains("problem: Sound pack 'partial' cannot say 02:00 in 12h style"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("problem: Sound pack 'partial' cannot say 1440 of 1440 minutes in 12h style; missing words: midnight, twelve, oh, am, two, three, four,"), r.stdout)
         XCTAssertEqual(
             try FileManager.default.contentsOfDirectory(atPath: pack.appendingPathComponent("voice").path), ["one.flac"]
         )

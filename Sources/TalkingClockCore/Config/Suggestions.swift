@@ -1,11 +1,11 @@
 /// "Did you mean …?" for unknown keys, values, commands and zone names.
-enum Suggestion {
+public enum Suggestion {
     /// The candidate closest to `word`, if it is close enough to be a plausible typo.
     ///
     /// Spelling variants that differ only in case, `-` or `_` ("lead_in", "LateLimit") match
     /// outright; otherwise the optimal-string-alignment distance (a swap of two neighbours counts
     /// as one edit) must be small for the word's length.
-    static func closest(to word: String, in candidates: some Sequence<String>) -> String? {
+    public static func closest(to word: String, in candidates: some Sequence<String>) -> String? {
         let normalized = normalize(word)
         let scalars = Array(word.lowercased().unicodeScalars)
         let limit = scalars.count <= 3 ? 1 : scalars.count <= 8 ? 2 : 3

@@ -1,0 +1,53 @@
+import Foundation
+import Glibc
+
+/// Where the user's config, state and packs live (XDG Base Directory spec), all from one home
+/// resolution, so a process started without `HOME` (some cron and service setups) finds the same
+/// files as the user's shell.
+public enum UserPaths {
+    /// `$HOME`, or the home directory in the user's passwd entry when `HOME` is unset or empty.
+    public static func home(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        if let home = environment["HOME"], !home.isEmpty { return home }
+        return passwdHome()
+    }
+
+    /// The home directory of the process's user in the passwd database (`getpwuid_r`).
+    static func passwdHome() -> String? {
+        var entry = passwd()
+        var found: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 16_384)
+        guard getpwuid_r(getuid(), &entry, &buffer, buffer.count, &found) == 0, found != nil, let dir = entry.pw_dir
+        else {
+            return nil
+        }
+        let home = String(cString: dir)
+        return home.isEmpty ? nil : home
+    }
+
+    /// An XDG base directory: the variable when it holds an absolute path (the spec says relative
+    /// values are to be ignored), otherwise `fallback` under the home directory.
+    static func base(_ variable: String, fallback: String, environment: [String: String]) -> String? {
+        if let value = environment[variable], value.hasPrefix("/") { return value }
+        return home(environment: environment).map { $0 + "/" + fallback }
+    }
+
+    /// `$XDG_CONFIG_HOME/talking-clock/config.toml` (default `~/.config`); nil without any home.
+    public static func configFile(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        base("XDG_CONFIG_HOME", fallback: ".config", environment: environment).map { $0 + "/talking-clock/config.toml" }
+    }
+
+    /// `$XDG_STATE_HOME/talking-clock` (default `~/.local/state`).
+    public static func stateDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        let state =
+            base("XDG_STATE_HOME", fallback: ".local/state", environment: environment) ?? NSHomeDirectory()
+            + "/.local/state"
+        return URL(fileURLWithPath: state).appendingPathComponent("talking-clock")
+    }
+
+    /// `$XDG_DATA_HOME/talking-clock/packs` (default `~/.local/share`), where installed packs live.
+    public static func packsDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL? {
+        base("XDG_DATA_HOME", fallback: ".local/share", environment: environment).map {
+            URL(fileURLWithPath: $0).appendingPathComponent("talking-clock/packs")
+        }
+    }
+}
