@@ -685,7 +685,7 @@ public final class ClockDaemon {
         fields.append("\"muted\":\(mute.isMuted(at: Int(options.clock.now())))")
         fields.append("\"mute\":\(str(mute.description(in: z)))")
         fields.append("\"state_warning\":\(stateWarning.map(str) ?? "null")")
-        if let q = QuietHours.mode(in: scheduler.config.quiet, at: CivilTime.local(Int(options.clock.now()), in: z)) {
+        if let q = QuietHours.rule(in: scheduler.config.quiet, at: CivilTime.local(Int(options.clock.now()), in: z)) {
             fields.append("\"quiet\":\(str(q.description))")
         } else {
             fields.append("\"quiet\":null")

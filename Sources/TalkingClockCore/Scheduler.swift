@@ -88,19 +88,16 @@ public struct AnnouncementScheduler: Hashable, Sendable {
         if busy { return .skip(boundary: boundary, local: local, reason: .busy) }
         var style = config.announcementStyle
         var gain = Float(config.volume) / 100
-        switch QuietHours.mode(in: config.quiet, at: local) {
-        case .some(.silent):
-            return .skip(boundary: boundary, local: local, reason: .quiet)
-        case .some(.chimeOnly):
-            // Only a boundary that has a chime makes a sound in chime-only hours.
-            guard style.chime.rings(atMinute: local.minute) else {
-                return .skip(boundary: boundary, local: local, reason: .quiet)
+        if let quiet = QuietHours.rule(in: config.quiet, at: local) {
+            if quiet.silent { return .skip(boundary: boundary, local: local, reason: .quiet) }
+            if quiet.chimeOnly {
+                // Only a boundary that has a chime makes a sound in chime-only hours.
+                guard style.chime.rings(atMinute: local.minute) else {
+                    return .skip(boundary: boundary, local: local, reason: .quiet)
+                }
+                style.voice = false
             }
-            style.voice = false
-        case .some(.lowerVolume(let percent)):
-            gain = min(gain, Float(percent) / 100)
-        case .none:
-            break
+            if let percent = quiet.volume { gain = min(gain, Float(percent) / 100) }
         }
         if !style.speaks(atMinute: local.minute) && !style.chime.rings(atMinute: local.minute) {
             return .skip(boundary: boundary, local: local, reason: .nothingToPlay)

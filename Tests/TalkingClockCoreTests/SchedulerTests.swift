@@ -61,4 +61,34 @@ final class SchedulerTests: XCTestCase {
         // The clock is stepped back to 3 s after it: now it is only 3 s late.
         XCTAssertEqual(s.boundaryToArm(after: nil, now: Double(b) + 3, in: utc), b)
     }
+
+    /// The case through the decision itself: 11:00-13:00 lower-volume 30 with 12:00-12:30
+    /// chime-only rang the 12:00 bell at 100 %.
+    func testOverlappingQuietWindowsNeverRaiseTheVolume() {
+        var config = Config()
+        config.quiet = [
+            QuietWindow(from: 11 * 60, to: 13 * 60, mode: .lowerVolume(percent: 30)),
+            QuietWindow(from: 12 * 60, to: 12 * 60 + 30, mode: .chimeOnly),
+        ]
+        let s = AnnouncementScheduler(config: config, state: PersistentState())
+        let noon = b + 4 * 3600  // 12:00Z
+        let cases: [(why: String, boundary: Int, voice: Bool, gain: Float?)] = [
+            ("11:00, lower-volume alone: spoken at 30 %", b + 3 * 3600, true, 0.3),
+            ("12:00, both windows: the bell alone, still at 30 %", noon, false, 0.3),
+            ("12:15, both windows, no bell at a quarter: nothing plays", noon + 900, false, nil),
+            ("12:30, the chime-only window has ended: spoken at 30 %", noon + 1800, true, 0.3),
+            ("13:00, both over: spoken at the configured volume", noon + 3600, true, 1),
+        ]
+        for c in cases {
+            let decision = s.decide(boundary: c.boundary, now: Double(c.boundary) - 1, in: utc)
+            switch decision {
+            case .speak(_, _, let style, let gain):
+                XCTAssertEqual(style.voice, c.voice, c.why)
+                XCTAssertEqual(gain, c.gain ?? -1, accuracy: 1e-6, c.why)
+            case .skip(_, _, let reason):
+                XCTAssertNil(c.gain, "\(c.why): skipped (\(reason))")
+                XCTAssertEqual(reason, .quiet, c.why)
+            }
+        }
+    }
 }
