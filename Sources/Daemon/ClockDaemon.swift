@@ -130,7 +130,14 @@ public final class ClockDaemon {
     }
 
     static func loadConfig(_ options: DaemonOptions) throws(DaemonStartError) -> Config {
-        try loadConfig(path: options.configPath, overrides: options.overrides)
+        let config = try loadConfig(path: options.configPath, overrides: options.overrides)
+        // A TZ that cannot be read is refused at start, not read as UTC at every boundary.
+        if config.zone == nil {
+            do { _ = try ZoneResolver.resolve(explicit: nil) } catch {
+                throw DaemonStartError(status: .badInput, description: error.description)
+            }
+        }
+        return config
     }
 
     /// Reads the config file (`path`, or the default location if it exists; none gives the
