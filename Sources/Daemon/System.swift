@@ -28,10 +28,15 @@ public struct ZoneError: Error, CustomStringConvertible, Sendable {
 public enum ZoneResolver {
     /// Explicit name (option or config) → `$TZ` → `/etc/localtime` → `/etc/timezone` → UTC.
     /// An empty explicit name and a `TZ` that does not say what `date` would say are errors.
-    public static func resolve(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ZoneError) -> TimeZone {
+    public static func resolve(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws(ZoneError) -> TimeZone
+    {
         if let explicit {
             guard !explicit.isEmpty else {
-                throw ZoneError(description: "--tz is empty: give an IANA time zone name such as Europe/London or America/New_York, or leave --tz out to follow the system zone.")
+                throw ZoneError(
+                    description:
+                        "--tz is empty: give an IANA time zone name such as Europe/London or America/New_York, or leave --tz out to follow the system zone."
+                )
             }
             return try named(explicit, source: "--tz / zone")
         }
@@ -54,7 +59,10 @@ public enum ZoneResolver {
 
     public static func named(_ name: String, source: String) throws(ZoneError) -> TimeZone {
         guard let zone = TimeZone(identifier: name) else {
-            throw ZoneError(description: "Unknown time zone \"\(name)\" (\(source)): use an IANA name such as Europe/London or America/New_York ('timedatectl list-timezones' lists them).")
+            throw ZoneError(
+                description:
+                    "Unknown time zone \"\(name)\" (\(source)): use an IANA name such as Europe/London or America/New_York ('timedatectl list-timezones' lists them)."
+            )
         }
         return zone
     }
@@ -75,20 +83,30 @@ public enum ZoneResolver {
         var text = value
         if text.hasPrefix(":") { text.removeFirst() }
         if text.isEmpty { return utc }
-        let fix = "Set TZ (or `zone` in the config) to a zone name such as Europe/London ('timedatectl list-timezones' lists them), or unset TZ to follow /etc/localtime."
+        let fix =
+            "Set TZ (or `zone` in the config) to a zone name such as Europe/London ('timedatectl list-timezones' lists them), or unset TZ to follow /etc/localtime."
         let path = text.hasPrefix("/") ? text : zoneinfo + "/" + text
         if isZoneFile(path) {
             let given = text.hasPrefix("/") ? zoneName(fromPath: path, zoneinfo: zoneinfo) : text
-            let resolved = zoneName(fromPath: URL(fileURLWithPath: path).resolvingSymlinksInPath().path, zoneinfo: zoneinfo)
+            let resolved = zoneName(
+                fromPath: URL(fileURLWithPath: path).resolvingSymlinksInPath().path, zoneinfo: zoneinfo)
             for name in [given, resolved].compactMap({ $0 }) {
-                if let zone = TimeZone(identifier: name.hasPrefix("posix/") ? String(name.dropFirst(6)) : name) { return zone }
+                if let zone = TimeZone(identifier: name.hasPrefix("posix/") ? String(name.dropFirst(6)) : name) {
+                    return zone
+                }
             }
-            throw ZoneError(description: "TZ='\(value)' names the zone file \(path), which is not a zone talking-clock knows by name. \(fix)")
+            throw ZoneError(
+                description:
+                    "TZ='\(value)' names the zone file \(path), which is not a zone talking-clock knows by name. \(fix)"
+            )
         }
         if let rule = try? POSIXTZString(text) {
             if let offset = rule.fixedOffset {
                 guard let zone = TimeZone(secondsFromGMT: offset) else {
-                    throw ZoneError(description: "TZ='\(value)' is an offset of \(abs(offset) / 3600) hours from Greenwich, more than any time zone has. \(fix)")
+                    throw ZoneError(
+                        description:
+                            "TZ='\(value)' is an offset of \(abs(offset) / 3600) hours from Greenwich, more than any time zone has. \(fix)"
+                    )
                 }
                 return zone
             }
@@ -103,11 +121,17 @@ public enum ZoneResolver {
                     return zone
                 }
             }
-            throw ZoneError(description: "TZ='\(value)' is a POSIX rule string with daylight-saving rules, which talking-clock does not read yet; set TZ (or `zone` in the config) to a zone name such as America/New_York.")
+            throw ZoneError(
+                description:
+                    "TZ='\(value)' is a POSIX rule string with daylight-saving rules, which talking-clock does not read yet; set TZ (or `zone` in the config) to a zone name such as America/New_York."
+            )
         }
         // A zone name with no file for it (no tzdata installed): Foundation's own data still knows it.
         if !text.hasPrefix("/"), let zone = TimeZone(identifier: text) { return zone }
-        throw ZoneError(description: "TZ='\(value)' is not a time zone: there is no zone file \(path) and it is not a POSIX TZ string such as EST5 (the C library would use UTC without a word). \(fix)")
+        throw ZoneError(
+            description:
+                "TZ='\(value)' is not a time zone: there is no zone file \(path) and it is not a POSIX TZ string such as EST5 (the C library would use UTC without a word). \(fix)"
+        )
     }
 
     /// Whether `path` is a regular file (after symlinks) that starts like a TZif file.

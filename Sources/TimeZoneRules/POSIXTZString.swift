@@ -73,7 +73,9 @@ public struct POSIXTZString: Hashable, Sendable {
     public init(_ text: String) throws(POSIXTZError) {
         var p = Parser(bytes: Array(text.utf8))
         let stdName = try p.name(what: "standard time")
-        guard p.atOffset else { throw p.error("no offset after '\(stdName)' (such as EST5: 5 hours west of Greenwich)") }
+        guard p.atOffset else {
+            throw p.error("no offset after '\(stdName)' (such as EST5: 5 hours west of Greenwich)")
+        }
         standard = Zone(name: stdName, utcOffset: -(try p.offset(maxHours: 24)))
         if p.atEnd { return }
         let dstName = try p.name(what: "daylight time")
@@ -131,7 +133,8 @@ private struct Parser {
         while let b = peek, isAlpha(b) { i += 1 }
         let name = String(decoding: bytes[start..<i], as: UTF8.self)
         guard name.utf8.count >= 3 else {
-            throw error(name.isEmpty ? "expected the \(what) name" : "the \(what) name '\(name)' is shorter than 3 letters")
+            throw error(
+                name.isEmpty ? "expected the \(what) name" : "the \(what) name '\(name)' is shorter than 3 letters")
         }
         return name
     }

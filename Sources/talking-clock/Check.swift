@@ -8,7 +8,8 @@ import TalkingClockCore
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Validate what is configured: the sound pack (every clip decodes, all 1,440 minutes can be said, the chime rings) and the device.",
+        abstract:
+            "Validate what is configured: the sound pack (every clip decodes, all 1,440 minutes can be said, the chime rings) and the device.",
         discussion: """
             Reads the config file (--config FILE, or $XDG_CONFIG_HOME/talking-clock/config.toml if it exists) for \
             the pack, the device, the chime and the words (phrasing, midnight, lead-in); the options override it. \
@@ -29,7 +30,9 @@ struct Check: ParsableCommand {
     @Option(help: "Also check that this ALSA device opens (default: the config's device, if a config file is read).")
     var device: String?
 
-    @Option(help: "The chime the pack must ring: none, hour, westminster or ships-bells (default: the config's, else hour).")
+    @Option(
+        help: "The chime the pack must ring: none, hour, westminster or ships-bells (default: the config's, else hour)."
+    )
     var chime: ChimeStyle?
 
     @Option(help: "Prove every minute can be said in this phrasing: 12h or 24h (default: the config's, else 12h).")
@@ -79,9 +82,14 @@ struct Check: ParsableCommand {
             }
         }
         if !report.isValid {
-            throw CLIError(.packError, "sound pack '\(pack.name)' has \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s").")
+            throw CLIError(
+                .packError,
+                "sound pack '\(pack.name)' has \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s")."
+            )
         }
-        print("ok: sound pack '\(pack.name)' (\(pack.directory.path)): \(report.clipCount) clips decode (\(pack.format)); all \(report.minutesChecked) minutes can be said.")
+        print(
+            "ok: sound pack '\(pack.name)' (\(pack.directory.path)): \(report.clipCount) clips decode (\(pack.format)); all \(report.minutesChecked) minutes can be said."
+        )
         var rings: [String] = []
         var cannot: [String] = []
         for style in ChimeStyle.allCases where style != .none {
@@ -92,16 +100,21 @@ struct Check: ParsableCommand {
                 if style == chime {
                     // The configured chime: the daemon refuses to start with it.
                     print("problem: \(error.description)")
-                    throw CLIError(.packError, "sound pack '\(pack.name)' cannot ring the configured chime = \"\(style.rawValue)\".")
+                    throw CLIError(
+                        .packError,
+                        "sound pack '\(pack.name)' cannot ring the configured chime = \"\(style.rawValue)\".")
                 }
                 if pack.manifest.chimes.patterns[style.rawValue] != nil {
                     print("problem: \(error.description)")  // a pattern spelled out in pack.json is broken
-                    throw CLIError(.packError, "sound pack '\(pack.name)': its \(style.rawValue) pattern rings a missing bell.")
+                    throw CLIError(
+                        .packError, "sound pack '\(pack.name)': its \(style.rawValue) pattern rings a missing bell.")
                 }
                 cannot.append(style.rawValue)
             }
         }
-        print("ok: chimes it can ring: \(rings.isEmpty ? "none" : rings.joined(separator: ", "))" + (cannot.isEmpty ? "." : "; not \(cannot.joined(separator: ", ")) (no bells for it in pack.json)."))
+        print(
+            "ok: chimes it can ring: \(rings.isEmpty ? "none" : rings.joined(separator: ", "))"
+                + (cannot.isEmpty ? "." : "; not \(cannot.joined(separator: ", ")) (no bells for it in pack.json)."))
         if let deviceProblem {
             throw CLIError(.deviceError, deviceProblem)
         }

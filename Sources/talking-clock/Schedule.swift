@@ -7,7 +7,8 @@ import TalkingClockCore
 struct Schedule: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "schedule",
-        abstract: "List the next boundaries and what the daemon will do at each (a fake clock: any --from instant, any zone).",
+        abstract:
+            "List the next boundaries and what the daemon will do at each (a fake clock: any --from instant, any zone).",
         discussion: """
             Each boundary of the config's interval is listed with the decision the daemon makes for it from the \
             configuration, by the same function: spoken; chime only (quiet hours, voice = false, voice-at); at a lower \
@@ -40,7 +41,10 @@ struct Schedule: ParsableCommand {
     @Option(help: "Config file (default: $XDG_CONFIG_HOME/talking-clock/config.toml, if it exists).")
     var config: String?
 
-    @Flag(help: "One JSON object per line: at, utc, decision (speak, chime-only or skip), reason (why it is not a plain speak), volume (percent, unless skipped), text, clips, chime, strikes, anchor_offset_ms.")
+    @Flag(
+        help:
+            "One JSON object per line: at, utc, decision (speak, chime-only or skip), reason (why it is not a plain speak), volume (percent, unless skipped), text, clips, chime, strikes, anchor_offset_ms."
+    )
     var json = false
 
     func validate() throws {
@@ -89,7 +93,10 @@ struct Schedule: ParsableCommand {
                 }
                 entry = Entry.spoken(local: local, style: style, gain: gain, plan: plan, config: settings)
             }
-            out += json ? entry.json(boundary: boundary, chime: settings.chime, phrase: settings.announcementStyle.phrase) : entry.text(chime: settings.chime, phrase: settings.announcementStyle.phrase)
+            out +=
+                json
+                ? entry.json(boundary: boundary, chime: settings.chime, phrase: settings.announcementStyle.phrase)
+                : entry.text(chime: settings.chime, phrase: settings.announcementStyle.phrase)
             if out.utf8.count > 1 << 16 {
                 FileHandle.standardOutput.write(Data(out.utf8))
                 out.removeAll(keepingCapacity: true)
@@ -117,14 +124,20 @@ struct Schedule: ParsableCommand {
         var lowered = false
         var plan: AnnouncementPlan?
 
-        static func spoken(local: LocalDateTime, style: AnnouncementStyle, gain: Float, plan: AnnouncementPlan, config: Config) -> Entry {
+        static func spoken(
+            local: LocalDateTime, style: AnnouncementStyle, gain: Float, plan: AnnouncementPlan, config: Config
+        ) -> Entry {
             let volume = Int((gain * 100).rounded())
             let lowered = volume < config.volume
-            var entry = Entry(local: local, decision: "speak", reason: lowered ? "quiet" : nil, volume: volume, lowered: lowered, plan: plan)
+            var entry = Entry(
+                local: local, decision: "speak", reason: lowered ? "quiet" : nil, volume: volume, lowered: lowered,
+                plan: plan)
             if !style.speaks(atMinute: local.minute) {
                 entry.decision = "chime-only"
                 // The decision turned the voice off where the configuration alone would speak: quiet hours.
-                entry.reason = config.announcementStyle.speaks(atMinute: local.minute) ? "quiet" : config.voice ? "voice-at" : "voice-off"
+                entry.reason =
+                    config.announcementStyle.speaks(atMinute: local.minute)
+                    ? "quiet" : config.voice ? "voice-at" : "voice-off"
             }
             return entry
         }
@@ -139,7 +152,8 @@ struct Schedule: ParsableCommand {
             guard let plan, let volume else { return line + "  skipped: \(reason ?? "")\n" }
             line += "  [\(plan.clips.joined(separator: " "))]"
             if !plan.chime.isEmpty {
-                line += "  \(chime.rawValue): \(plan.chime.count) strike\(plan.chime.count == 1 ? "" : "s"), anchor \(Support.anchorText(plan.anchorOffsetMs))"
+                line +=
+                    "  \(chime.rawValue): \(plan.chime.count) strike\(plan.chime.count == 1 ? "" : "s"), anchor \(Support.anchorText(plan.anchorOffsetMs))"
             }
             func why(_ reason: String?) -> String {
                 switch reason {
@@ -159,7 +173,8 @@ struct Schedule: ParsableCommand {
         }
 
         func json(boundary: Int, chime: ChimeStyle, phrase: PhraseStyle) -> String {
-            var line = "{\"at\":\"\(local.rfc3339)\",\"utc\":\"\(CivilTime.utcString(boundary))\",\"decision\":\"\(decision)\""
+            var line =
+                "{\"at\":\"\(local.rfc3339)\",\"utc\":\"\(CivilTime.utcString(boundary))\",\"decision\":\"\(decision)\""
             if let reason { line += ",\"reason\":\"\(reason)\"" }
             if let volume { line += ",\"volume\":\(volume)" }
             line += ",\"text\":\"\(words(phrase))\",\"clips\":["

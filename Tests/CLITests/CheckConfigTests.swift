@@ -20,7 +20,8 @@ final class CheckConfigTests: XCTestCase {
         try FixturePack.write(to: good)
         try FixturePack.write(to: broken)
         try FileManager.default.removeItem(at: broken.appendingPathComponent("oh.wav"))  // listed, not there
-        try FileManager.default.createDirectory(at: xdg.appendingPathComponent("talking-clock"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: xdg.appendingPathComponent("talking-clock"), withIntermediateDirectories: true)
     }
 
     override func tearDown() { try? FileManager.default.removeItem(at: dir) }
@@ -49,7 +50,8 @@ final class CheckConfigTests: XCTestCase {
         let elsewhere = dir.appendingPathComponent("elsewhere.toml")
         try FileManager.default.moveItem(at: file, to: elsewhere)
         XCTAssertEqual(try check(["--config", elsewhere.path]).status, ExitStatus.packError.rawValue)
-        XCTAssertEqual(try check(["--config", dir.appendingPathComponent("none.toml").path]).status, ExitStatus.badInput.rawValue)
+        XCTAssertEqual(
+            try check(["--config", dir.appendingPathComponent("none.toml").path]).status, ExitStatus.badInput.rawValue)
     }
 
     func testTheConfiguredDeviceIsOpenedAndTheCommandLineOverridesIt() throws {
@@ -71,11 +73,27 @@ final class CheckConfigTests: XCTestCase {
         try FixturePack.write(to: noHundred, ids: FixturePack.fullVocabulary.filter { $0 != "hundred" })
         let cases: [(why: String, config: String, args: [String], status: ExitStatus, says: String)] = [
             ("12h needs no 'hundred'", "pack = \"\(noHundred.path)\"", [], .ok, "all 1440 minutes can be said"),
-            ("the configured 24h phrasing says 'fifteen hundred'", "pack = \"\(noHundred.path)\"\nphrasing = \"24h\"", [], .packError, "hundred"),
-            ("--phrasing overrides it", "pack = \"\(noHundred.path)\"\nphrasing = \"24h\"", ["--phrasing", "12h"], .ok, "all 1440 minutes can be said"),
-            ("a configured lead-in must be in the pack", "pack = \"\(noHundred.path)\"\nlead-in = \"its\"", [], .ok, "all 1440 minutes"),
-            ("the configured Westminster chime needs bells the fixture pack lacks", "pack = \"\(good.path)\"\nchime = \"westminster\"", [], .packError, "problem: Sound pack 'fixture' cannot ring chime = \"westminster\""),
-            ("--chime overrides it", "pack = \"\(good.path)\"\nchime = \"westminster\"", ["--chime", "hour"], .ok, "ok: chimes it can ring"),
+            (
+                "the configured 24h phrasing says 'fifteen hundred'",
+                "pack = \"\(noHundred.path)\"\nphrasing = \"24h\"", [], .packError, "hundred"
+            ),
+            (
+                "--phrasing overrides it", "pack = \"\(noHundred.path)\"\nphrasing = \"24h\"", ["--phrasing", "12h"],
+                .ok, "all 1440 minutes can be said"
+            ),
+            (
+                "a configured lead-in must be in the pack", "pack = \"\(noHundred.path)\"\nlead-in = \"its\"", [], .ok,
+                "all 1440 minutes"
+            ),
+            (
+                "the configured Westminster chime needs bells the fixture pack lacks",
+                "pack = \"\(good.path)\"\nchime = \"westminster\"", [], .packError,
+                "problem: Sound pack 'fixture' cannot ring chime = \"westminster\""
+            ),
+            (
+                "--chime overrides it", "pack = \"\(good.path)\"\nchime = \"westminster\"", ["--chime", "hour"], .ok,
+                "ok: chimes it can ring"
+            ),
         ]
         for c in cases {
             _ = try configure(c.config + "\ndevice = \"file:FILE=/dev/null\"\n")

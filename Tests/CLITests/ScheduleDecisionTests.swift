@@ -88,7 +88,9 @@ final class ScheduleDecisionTests: XCTestCase {
                 scheduler.recordSpoken(boundary)
                 let plan = try pack.plan(hour: local.hour, minute: local.minute, style: style)
                 let kind = plan.voiceClips.isEmpty ? "chime-only" : "speak"
-                rows.append(Row(at: at, decision: kind, skipReason: nil, volume: Int((gain * 100).rounded()), clips: plan.clips))
+                rows.append(
+                    Row(at: at, decision: kind, skipReason: nil, volume: Int((gain * 100).rounded()), clips: plan.clips)
+                )
             }
             handled = boundary
             now = Double(boundary)
@@ -97,10 +99,13 @@ final class ScheduleDecisionTests: XCTestCase {
     }
 
     func scheduleRows(configFile: URL, from: String, count: Int) throws -> [Row] {
-        let r = try BinaryRunner.run(["schedule", "--config", configFile.path, "--from", from, "--count", "\(count)", "--json"])
+        let r = try BinaryRunner.run([
+            "schedule", "--config", configFile.path, "--from", from, "--count", "\(count)", "--json",
+        ])
         XCTAssertEqual(r.status, 0, r.stderr)
         return try r.stdout.split(separator: "\n").map { line in
-            let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
+            let object = try XCTUnwrap(
+                JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
             let decision = object["decision"] as? String ?? "(none)"
             return Row(
                 at: object["at"] as? String ?? "", decision: decision,
@@ -113,11 +118,19 @@ final class ScheduleDecisionTests: XCTestCase {
         let packPath = BinaryRunner.packageRoot.appendingPathComponent("Sounds/default").path
         let pack = try SoundPack(directory: URL(fileURLWithPath: packPath), scan: false)
         let scenarios: [(why: String, settings: String, count: Int)] = [
-            ("quarters, Westminster, the voice on the hour and half hour, volume 80",
-             "interval = \"quarter\"\nchime = \"westminster\"\nvoice-at = [0, 30]\nvolume = 80", 4 * 96),
-            ("half hours, one strike on the hour, the voice only on the hour", "interval = \"half\"\nchime = \"hour\"\nvoice-at = [0]", 2 * 96),
+            (
+                "quarters, Westminster, the voice on the hour and half hour, volume 80",
+                "interval = \"quarter\"\nchime = \"westminster\"\nvoice-at = [0, 30]\nvolume = 80", 4 * 96
+            ),
+            (
+                "half hours, one strike on the hour, the voice only on the hour",
+                "interval = \"half\"\nchime = \"hour\"\nvoice-at = [0]", 2 * 96
+            ),
             ("hours, ship's bells, no voice at all", "interval = \"hour\"\nchime = \"ships-bells\"\nvoice = false", 96),
-            ("quarters, no chime: chime-only windows have nothing to ring", "chime = \"none\"\nvoice-at = [0, 15, 30]", 2 * 96),
+            (
+                "quarters, no chime: chime-only windows have nothing to ring",
+                "chime = \"none\"\nvoice-at = [0, 15, 30]", 2 * 96
+            ),
         ]
         let zone = TimeZone(identifier: "Europe/Berlin")!
         // Thursday night, so the first boundary is Friday 00:00; Sunday 29 March springs forward at 02:00.
@@ -128,7 +141,9 @@ final class ScheduleDecisionTests: XCTestCase {
             let file = dir.appendingPathComponent("config-\(i).toml")
             try text.write(to: file, atomically: true, encoding: .utf8)
             let config = try Config.parse(text, source: file.path)
-            let daemon = try daemonRows(config: config, zone: zone, from: try InstantParser.parse(from, in: zone), count: scenario.count, pack: pack)
+            let daemon = try daemonRows(
+                config: config, zone: zone, from: try InstantParser.parse(from, in: zone), count: scenario.count,
+                pack: pack)
             let listed = try scheduleRows(configFile: file, from: from, count: scenario.count)
             XCTAssertEqual(listed.count, scenario.count, scenario.why)
             for (d, s) in zip(daemon, listed).filter({ $0 != $1 }).prefix(5) {
@@ -157,25 +172,29 @@ final class ScheduleDecisionTests: XCTestCase {
         try FixturePack.write(to: pack)
         let file = dir.appendingPathComponent("config.toml")
         try """
-            zone = "UTC"
-            interval = "quarter"
-            voice-at = [0, 30]
-            [[quiet]]
-            from = "11:00"
-            to = "13:00"
-            mode = "lower-volume"
-            volume = 30
-            [[quiet]]
-            from = "12:00"
-            to = "12:30"
-            mode = "chime-only"
-            [[quiet]]
-            from = "22:00"
-            to = "07:00"
-            """.write(to: file, atomically: true, encoding: .utf8)
-        let r = try BinaryRunner.run(["schedule", "--config", file.path, "--pack", pack.path, "--from", "2026-07-01T10:50:00Z", "--count", "10"])
+        zone = "UTC"
+        interval = "quarter"
+        voice-at = [0, 30]
+        [[quiet]]
+        from = "11:00"
+        to = "13:00"
+        mode = "lower-volume"
+        volume = 30
+        [[quiet]]
+        from = "12:00"
+        to = "12:30"
+        mode = "chime-only"
+        [[quiet]]
+        from = "22:00"
+        to = "07:00"
+        """.write(to: file, atomically: true, encoding: .utf8)
+        let r = try BinaryRunner.run([
+            "schedule", "--config", file.path, "--pack", pack.path, "--from", "2026-07-01T10:50:00Z", "--count", "10",
+        ])
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertEqual(r.stdout, """
+        XCTAssertEqual(
+            r.stdout,
+            """
             2026-07-01T11:00:00+00:00  eleven AM  [chime eleven am]  hour: 1 strike, anchor +0.000 s  (volume 30%: quiet hours)
             2026-07-01T11:15:00+00:00  eleven fifteen AM  skipped: nothing-to-play
             2026-07-01T11:30:00+00:00  eleven thirty AM  [eleven thirty am]  (volume 30%: quiet hours)
@@ -188,15 +207,24 @@ final class ScheduleDecisionTests: XCTestCase {
             2026-07-01T13:15:00+00:00  one fifteen PM  skipped: nothing-to-play
 
             """)
-        let night = try BinaryRunner.run(["schedule", "--config", file.path, "--pack", pack.path, "--from", "2026-07-01T21:50:00Z", "--count", "1", "--json"])
-        XCTAssertEqual(night.stdout, """
+        let night = try BinaryRunner.run([
+            "schedule", "--config", file.path, "--pack", pack.path, "--from", "2026-07-01T21:50:00Z", "--count", "1",
+            "--json",
+        ])
+        XCTAssertEqual(
+            night.stdout,
+            """
             {"at":"2026-07-01T22:00:00+00:00","utc":"2026-07-01T22:00:00Z","decision":"skip","reason":"quiet","text":"ten PM","clips":[],"chime":"none","strikes":0,"anchor_offset_ms":0}
 
             """)
         // interval = "hour" lists only the hours.
         try "zone = \"UTC\"\ninterval = \"hour\"\n".write(to: file, atomically: true, encoding: .utf8)
-        let hourly = try BinaryRunner.run(["schedule", "--config", file.path, "--pack", pack.path, "--from", "2026-07-01T10:50:00Z", "--count", "2"])
-        XCTAssertEqual(hourly.stdout, """
+        let hourly = try BinaryRunner.run([
+            "schedule", "--config", file.path, "--pack", pack.path, "--from", "2026-07-01T10:50:00Z", "--count", "2",
+        ])
+        XCTAssertEqual(
+            hourly.stdout,
+            """
             2026-07-01T11:00:00+00:00  eleven AM  [chime eleven am]  hour: 1 strike, anchor +0.000 s
             2026-07-01T12:00:00+00:00  noon  [chime noon]  hour: 1 strike, anchor +0.000 s
 
@@ -211,7 +239,10 @@ final class ScheduleDecisionTests: XCTestCase {
         try FixturePack.write(to: pack)
         let process = Process()
         process.executableURL = BinaryRunner.binary
-        process.arguments = ["schedule", "--count", "100000000", "--from", "2026-01-01T00:00:00Z", "--tz", "UTC", "--json", "--pack", pack.path]
+        process.arguments = [
+            "schedule", "--count", "100000000", "--from", "2026-01-01T00:00:00Z", "--tz", "UTC", "--json", "--pack",
+            pack.path,
+        ]
         var env = ProcessInfo.processInfo.environment
         env["XDG_CONFIG_HOME"] = "/nonexistent/talking-clock-tests"
         process.environment = env

@@ -12,7 +12,9 @@ final class TZEnvironmentTests: XCTestCase {
     override func setUpWithError() throws {
         pack = FixturePack.temporaryDirectory("tz-env")
         try FixturePack.write(to: pack)
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/date") else { throw XCTSkip("no /usr/bin/date to compare with") }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/date") else {
+            throw XCTSkip("no /usr/bin/date to compare with")
+        }
     }
 
     override func tearDown() { try? FileManager.default.removeItem(at: pack) }
@@ -80,10 +82,14 @@ final class TZEnvironmentTests: XCTestCase {
 
     func testWhatCannotBeReadIsRefusedWithTheValueAndTheFix() throws {
         let cases: [(why: String, tz: String, says: String)] = [
-            ("daylight-saving rules no tz database zone of that name has", "XXX5YYY,M3.2.0,M11.1.0",
-             "TZ='XXX5YYY,M3.2.0,M11.1.0' is a POSIX rule string with daylight-saving rules, which talking-clock does not read yet; set TZ (or `zone` in the config) to a zone name such as America/New_York."),
-            ("an unknown name: glibc would use UTC without a word", "Nowhere/Bogus",
-             "TZ='Nowhere/Bogus' is not a time zone: there is no zone file /usr/share/zoneinfo/Nowhere/Bogus"),
+            (
+                "daylight-saving rules no tz database zone of that name has", "XXX5YYY,M3.2.0,M11.1.0",
+                "TZ='XXX5YYY,M3.2.0,M11.1.0' is a POSIX rule string with daylight-saving rules, which talking-clock does not read yet; set TZ (or `zone` in the config) to a zone name such as America/New_York."
+            ),
+            (
+                "an unknown name: glibc would use UTC without a word", "Nowhere/Bogus",
+                "TZ='Nowhere/Bogus' is not a time zone: there is no zone file /usr/share/zoneinfo/Nowhere/Bogus"
+            ),
             ("beyond any zone's offset", "UTC+24", "TZ='UTC+24' is an offset of 24 hours"),
             ("leap-second zone files keep a different clock", "right/UTC", "TZ='right/UTC' names the zone file"),
         ]
@@ -110,7 +116,10 @@ final class TZEnvironmentTests: XCTestCase {
         chmod(dir.path, 0o700)  // the control socket's directory must be private
         // Without the check it would run (and say UTC's time) until stopped after 10 s.
         let r = try BinaryRunner.run(
-            ["run", "--pack", pack.path, "--device", "file:FILE=/dev/null", "--state-dir", dir.path, "--socket", dir.appendingPathComponent("s.sock").path],
+            [
+                "run", "--pack", pack.path, "--device", "file:FILE=/dev/null", "--state-dir", dir.path, "--socket",
+                dir.appendingPathComponent("s.sock").path,
+            ],
             environment: ["TZ": "Nowhere/Bogus", "TZDIR": ""], stopAfter: 10)
         XCTAssertEqual(r.status, ExitStatus.badInput.rawValue, r.stderr)
         XCTAssertTrue(r.stderr.contains("TZ='Nowhere/Bogus' is not a time zone"), r.stderr)

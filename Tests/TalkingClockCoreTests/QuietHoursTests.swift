@@ -45,7 +45,8 @@ final class QuietHoursTests: XCTestCase {
         ]
         for c in cases {
             XCTAssertEqual(c.window.covers(c.time), c.covered, c.why)
-            XCTAssertEqual(QuietHours.rule(in: [c.window], at: c.time), c.covered ? QuietRule(c.window.mode) : nil, c.why)
+            XCTAssertEqual(
+                QuietHours.rule(in: [c.window], at: c.time), c.covered ? QuietRule(c.window.mode) : nil, c.why)
         }
     }
 
@@ -71,17 +72,25 @@ final class QuietHoursTests: XCTestCase {
         let cases: [(why: String, time: LocalDateTime, expected: QuietRule?)] = [
             ("nothing applies in the afternoon", at(wed, 15, 0), nil),
             ("only the lower volume", at(wed, 19, 0), QuietRule(volume: 40)),
-            ("chime-only inside lower-volume: the bell rings, at the lower volume", at(wed, 21, 0),
-             QuietRule(chimeOnly: true, volume: 40)),
-            ("two lower volumes on a Saturday: the lower one, still chime-only", at(sat, 21, 30),
-             QuietRule(chimeOnly: true, volume: 20)),
-            ("silent beats everything, whatever else covers the time", at(wed, 23, 15),
-             QuietRule(silent: true, chimeOnly: true, volume: 40)),
+            (
+                "chime-only inside lower-volume: the bell rings, at the lower volume", at(wed, 21, 0),
+                QuietRule(chimeOnly: true, volume: 40)
+            ),
+            (
+                "two lower volumes on a Saturday: the lower one, still chime-only", at(sat, 21, 30),
+                QuietRule(chimeOnly: true, volume: 20)
+            ),
+            (
+                "silent beats everything, whatever else covers the time", at(wed, 23, 15),
+                QuietRule(silent: true, chimeOnly: true, volume: 40)
+            ),
             ("after midnight only the silent window is left", at(wed, 0, 30), QuietRule(silent: true)),
             ("at 06:00 the silent window has ended", at(wed, 6, 0), nil),
             ("11:00-13:00 lower-volume 30 alone at 11:00", at(mon, 11, 0), QuietRule(volume: 30)),
-            ("…and at 12:00 with the chime-only window: chime only at 30 %, not 100 %", at(mon, 12, 0),
-             QuietRule(chimeOnly: true, volume: 30)),
+            (
+                "…and at 12:00 with the chime-only window: chime only at 30 %, not 100 %", at(mon, 12, 0),
+                QuietRule(chimeOnly: true, volume: 30)
+            ),
             ("…12:30, the chime-only window has ended (its end is exclusive)", at(mon, 12, 30), QuietRule(volume: 30)),
         ]
         for c in cases {
@@ -95,7 +104,10 @@ final class QuietHoursTests: XCTestCase {
             ("one silent window", QuietRule(.silent), "silent"),
             ("silent hides the rest: nothing plays", QuietRule(silent: true, chimeOnly: true, volume: 10), "silent"),
             ("one chime-only window", QuietRule(.chimeOnly), "chime-only"),
-            ("one lower-volume window, in the config's spelling", QuietRule(.lowerVolume(percent: 30)), "lower-volume (30%)"),
+            (
+                "one lower-volume window, in the config's spelling", QuietRule(.lowerVolume(percent: 30)),
+                "lower-volume (30%)"
+            ),
             ("both aspects of two windows", QuietRule(chimeOnly: true, volume: 30), "chime-only, lower-volume (30%)"),
         ]
         for c in cases { XCTAssertEqual(c.rule.description, c.expected, c.why) }

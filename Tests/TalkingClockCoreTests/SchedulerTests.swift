@@ -107,18 +107,50 @@ final class SchedulerTests: XCTestCase {
             ("a mute that ended before it", Config(), .mutedUntil(b), b, "speak voice 100"),
             ("volume 70", config { $0.volume = 70 }, .unmuted, b, "speak voice 70"),
             ("silent hours", config { $0.quiet = quiet(.silent) }, .unmuted, b, "skip quiet"),
-            ("chime-only hours on the hour: the bell alone", config { $0.quiet = quiet(.chimeOnly) }, .unmuted, b, "speak bell 100"),
-            ("chime-only hours at a quarter with the hour chime: nothing rings", config { $0.quiet = quiet(.chimeOnly) }, .unmuted, quarter, "skip quiet"),
-            ("lower-volume 30 below volume 70", config { $0.volume = 70; $0.quiet = quiet(.lowerVolume(percent: 30)) }, .unmuted, b, "speak voice 30"),
-            ("lower-volume 90 never raises volume 70", config { $0.volume = 70; $0.quiet = quiet(.lowerVolume(percent: 90)) }, .unmuted, b, "speak voice 70"),
+            (
+                "chime-only hours on the hour: the bell alone", config { $0.quiet = quiet(.chimeOnly) }, .unmuted, b,
+                "speak bell 100"
+            ),
+            (
+                "chime-only hours at a quarter with the hour chime: nothing rings",
+                config { $0.quiet = quiet(.chimeOnly) }, .unmuted, quarter, "skip quiet"
+            ),
+            (
+                "lower-volume 30 below volume 70",
+                config {
+                    $0.volume = 70
+                    $0.quiet = quiet(.lowerVolume(percent: 30))
+                }, .unmuted, b, "speak voice 30"
+            ),
+            (
+                "lower-volume 90 never raises volume 70",
+                config {
+                    $0.volume = 70
+                    $0.quiet = quiet(.lowerVolume(percent: 90))
+                }, .unmuted, b, "speak voice 70"
+            ),
             ("voice = false on the hour: the bell", config { $0.voice = false }, .unmuted, b, "speak bell 100"),
-            ("voice = false at a quarter, no bell then", config { $0.voice = false }, .unmuted, quarter, "skip nothing-to-play"),
-            ("voice-at [0] at a quarter with Westminster: the quarter bells", config { $0.voiceAt = [0]; $0.chime = .westminster }, .unmuted, quarter, "speak bell 100"),
-            ("voice-at [0] at a quarter with the hour chime: nothing to play", config { $0.voiceAt = [0] }, .unmuted, quarter, "skip nothing-to-play"),
+            (
+                "voice = false at a quarter, no bell then", config { $0.voice = false }, .unmuted, quarter,
+                "skip nothing-to-play"
+            ),
+            (
+                "voice-at [0] at a quarter with Westminster: the quarter bells",
+                config {
+                    $0.voiceAt = [0]
+                    $0.chime = .westminster
+                }, .unmuted, quarter, "speak bell 100"
+            ),
+            (
+                "voice-at [0] at a quarter with the hour chime: nothing to play", config { $0.voiceAt = [0] }, .unmuted,
+                quarter, "skip nothing-to-play"
+            ),
         ]
         for c in cases {
             let got: String
-            switch AnnouncementScheduler.configuredDecision(boundary: c.boundary, in: utc, config: c.config, mute: c.mute) {
+            switch AnnouncementScheduler.configuredDecision(
+                boundary: c.boundary, in: utc, config: c.config, mute: c.mute)
+            {
             case .skip(_, _, let reason): got = "skip \(reason.rawValue)"
             case .speak(_, let local, let style, let gain):
                 got = "speak \(style.speaks(atMinute: local.minute) ? "voice" : "bell") \(Int((gain * 100).rounded()))"
@@ -128,23 +160,34 @@ final class SchedulerTests: XCTestCase {
             let daemon = AnnouncementScheduler(config: c.config, state: PersistentState(mute: c.mute))
             XCTAssertEqual(
                 daemon.decide(boundary: c.boundary, now: Double(c.boundary) - 1, in: utc),
-                AnnouncementScheduler.configuredDecision(boundary: c.boundary, in: utc, config: c.config, mute: c.mute), c.why)
+                AnnouncementScheduler.configuredDecision(boundary: c.boundary, in: utc, config: c.config, mute: c.mute),
+                c.why)
         }
     }
 
     /// The runtime reasons keep their order around the configured decision.
     func testRuntimeReasonsComeInTheirOrder() {
-        var s = AnnouncementScheduler(config: Config(), state: PersistentState(mute: .mutedUntil(b + 3600), lastSpokenBoundary: b))
+        var s = AnnouncementScheduler(
+            config: Config(), state: PersistentState(mute: .mutedUntil(b + 3600), lastSpokenBoundary: b))
         s.skipNext = true
-        XCTAssertEqual(s.decide(boundary: b, now: Double(b) - 1, in: utc, busy: true).skipReason, .alreadySpoken, "spoken before beats everything")
-        XCTAssertEqual(s.decide(boundary: b + 900, now: Double(b + 900) + 60, in: utc, busy: true).skipReason, .stale, "then stale")
-        XCTAssertEqual(s.decide(boundary: b + 900, now: Double(b + 900) - 1, in: utc, busy: true).skipReason, .muted, "then muted")
+        XCTAssertEqual(
+            s.decide(boundary: b, now: Double(b) - 1, in: utc, busy: true).skipReason, .alreadySpoken,
+            "spoken before beats everything")
+        XCTAssertEqual(
+            s.decide(boundary: b + 900, now: Double(b + 900) + 60, in: utc, busy: true).skipReason, .stale, "then stale"
+        )
+        XCTAssertEqual(
+            s.decide(boundary: b + 900, now: Double(b + 900) - 1, in: utc, busy: true).skipReason, .muted, "then muted")
         s.state.mute = .unmuted
-        XCTAssertEqual(s.decide(boundary: b + 900, now: Double(b + 900) - 1, in: utc, busy: true).skipReason, .skipRequested, "then skip")
+        XCTAssertEqual(
+            s.decide(boundary: b + 900, now: Double(b + 900) - 1, in: utc, busy: true).skipReason, .skipRequested,
+            "then skip")
         s.skipNext = false
-        XCTAssertEqual(s.decide(boundary: b + 900, now: Double(b + 900) - 1, in: utc, busy: true).skipReason, .busy, "then busy")
+        XCTAssertEqual(
+            s.decide(boundary: b + 900, now: Double(b + 900) - 1, in: utc, busy: true).skipReason, .busy, "then busy")
         s.config.quiet = [QuietWindow(from: 0, to: 1440, mode: .silent)]
-        XCTAssertEqual(s.decide(boundary: b + 900, now: Double(b + 900) - 1, in: utc).skipReason, .quiet, "then the configuration")
+        XCTAssertEqual(
+            s.decide(boundary: b + 900, now: Double(b + 900) - 1, in: utc).skipReason, .quiet, "then the configuration")
     }
 }
 

@@ -10,22 +10,43 @@ final class POSIXTZStringTests: XCTestCase {
             start: Transition(day: .monthWeekDay(month: 3, week: 2, weekday: 0)),
             end: Transition(day: .monthWeekDay(month: 11, week: 1, weekday: 0)))
         let cases: [(why: String, text: String, expected: POSIXTZString)] = [
-            ("positive is WEST of Greenwich: EST5 is UTC-05:00", "EST5", POSIXTZString(standard: Zone(name: "EST", utcOffset: -18_000))),
+            (
+                "positive is WEST of Greenwich: EST5 is UTC-05:00", "EST5",
+                POSIXTZString(standard: Zone(name: "EST", utcOffset: -18_000))
+            ),
             ("an explicit + is still west", "UTC+5", POSIXTZString(standard: Zone(name: "UTC", utcOffset: -18_000))),
             ("a minus is east", "UTC-3", POSIXTZString(standard: Zone(name: "UTC", utcOffset: 10_800))),
-            ("the quoted form, with minutes", "<+0530>-5:30", POSIXTZString(standard: Zone(name: "+0530", utcOffset: 19_800))),
+            (
+                "the quoted form, with minutes", "<+0530>-5:30",
+                POSIXTZString(standard: Zone(name: "+0530", utcOffset: 19_800))
+            ),
             ("seconds too", "LMT-0:53:28", POSIXTZString(standard: Zone(name: "LMT", utcOffset: 3208))),
             ("zero", "UTC0", POSIXTZString(standard: Zone(name: "UTC", utcOffset: 0))),
-            ("daylight time one hour ahead by default, no rules given", "EST5EDT",
-             POSIXTZString(standard: Zone(name: "EST", utcOffset: -18_000), daylight: Zone(name: "EDT", utcOffset: -14_400))),
-            ("US rules, changes at 02:00 by default", "EST5EDT,M3.2.0,M11.1.0",
-             POSIXTZString(standard: Zone(name: "EST", utcOffset: -18_000), daylight: Zone(name: "EDT", utcOffset: -14_400), rules: usRules)),
-            ("the same with the default times written out", "EST5EDT4,M3.2.0/2,M11.1.0/02:00:00",
-             POSIXTZString(standard: Zone(name: "EST", utcOffset: -18_000), daylight: Zone(name: "EDT", utcOffset: -14_400), rules: usRules)),
-            ("Julian and zero-based days, a negative time (RFC 8536)", "<-03>3<-02>,J60/-1,300/25",
-             POSIXTZString(
-                standard: Zone(name: "-03", utcOffset: -10_800), daylight: Zone(name: "-02", utcOffset: -7200),
-                rules: .init(start: Transition(day: .julian(60), time: -3600), end: Transition(day: .zeroBased(300), time: 90_000)))),
+            (
+                "daylight time one hour ahead by default, no rules given", "EST5EDT",
+                POSIXTZString(
+                    standard: Zone(name: "EST", utcOffset: -18_000), daylight: Zone(name: "EDT", utcOffset: -14_400))
+            ),
+            (
+                "US rules, changes at 02:00 by default", "EST5EDT,M3.2.0,M11.1.0",
+                POSIXTZString(
+                    standard: Zone(name: "EST", utcOffset: -18_000), daylight: Zone(name: "EDT", utcOffset: -14_400),
+                    rules: usRules)
+            ),
+            (
+                "the same with the default times written out", "EST5EDT4,M3.2.0/2,M11.1.0/02:00:00",
+                POSIXTZString(
+                    standard: Zone(name: "EST", utcOffset: -18_000), daylight: Zone(name: "EDT", utcOffset: -14_400),
+                    rules: usRules)
+            ),
+            (
+                "Julian and zero-based days, a negative time (RFC 8536)", "<-03>3<-02>,J60/-1,300/25",
+                POSIXTZString(
+                    standard: Zone(name: "-03", utcOffset: -10_800), daylight: Zone(name: "-02", utcOffset: -7200),
+                    rules: .init(
+                        start: Transition(day: .julian(60), time: -3600),
+                        end: Transition(day: .zeroBased(300), time: 90_000)))
+            ),
         ]
         for c in cases {
             XCTAssertEqual(try POSIXTZString(c.text), c.expected, c.why)
