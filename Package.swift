@@ -22,6 +22,9 @@ let package = Package(
 
         // Pure: time, phrases, schedule, timelines, config and protocol parsing. Foundation only.
         .target(name: "TalkingClockCore"),
+        // General time-zone code, not the clock's rules: POSIX TZ strings (a TZif reader and a
+        // rule engine would go here too). Pure Swift, no Foundation.
+        .target(name: "TimeZoneRules"),
         // Pack manifest + decoding (the only importer of CSndfile).
         .target(name: "SoundPack", dependencies: ["TalkingClockCore", "CSndfile"]),
         // Sequencer/mixer, the AudioSink protocol, per-clip completion.
@@ -32,7 +35,7 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "TalkingClockCore", "SoundPack", "Playback", "ALSAOutput", "CLinux",
+                "TalkingClockCore", "TimeZoneRules", "SoundPack", "Playback", "ALSAOutput", "CLinux",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -47,6 +50,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["TalkingClockCore", "Playback", "SoundPack"]),
 
         .testTarget(name: "TalkingClockCoreTests", dependencies: ["TalkingClockCore", "TestSupport"]),
+        .testTarget(name: "TimeZoneRulesTests", dependencies: ["TimeZoneRules"]),
         .testTarget(name: "SoundPackTests", dependencies: ["SoundPack", "TestSupport"]),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "TestSupport"]),
         .testTarget(name: "ALSAOutputTests", dependencies: ["ALSAOutput", "Playback", "SoundPack", "Daemon", "TestSupport"]),

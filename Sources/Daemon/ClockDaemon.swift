@@ -162,7 +162,14 @@ public final class ClockDaemon {
     }
 
     static func loadConfig(_ options: DaemonOptions) throws(DaemonStartError) -> Config {
-        try loadConfig(path: options.configPath, overrides: options.overrides)
+        let config = try loadConfig(path: options.configPath, overrides: options.overrides)
+        // A TZ that cannot be read is refused at start, not read as UTC at every boundary.
+        if config.zone == nil {
+            do { _ = try ZoneResolver.resolve(explicit: nil) } catch {
+                throw DaemonStartError(status: .badInput, description: error.description)
+            }
+        }
+        return config
     }
 
     /// Reads the config file (`path`, or the default location if it exists; none gives the
@@ -886,7 +893,7 @@ public final class ClockDaemon {
         fields.append("\"mute\":\(str(mute.description(in: z)))")
         fields.append("\"skip_pending\":\(scheduler.skipNext)")
         fields.append("\"state_warning\":\(stateWarning.map(str) ?? "null")")
-        if let q = QuietHours.mode(in: scheduler.config.quiet, at: CivilTime.local(Int(options.clock.now()), in: z)) {
+        if let q = QuietHours.rule(in: scheduler.config.quiet, at: CivilTime.local(Int(options.clock.now()), in: z)) {
             fields.append("\"quiet\":\(str(q.description))")
         } else {
             fields.append("\"quiet\":null")

@@ -50,23 +50,6 @@ public enum QuietMode: Hashable, Sendable, CustomStringConvertible {
     /// Everything plays at this volume (percent, 0…100) instead of the configured one.
     case lowerVolume(percent: Int)
 
-    /// Whether this mode lets less sound through than `other`: silent, then chime-only, then the
-    /// lower of two volumes.
-    public func isMoreRestrictive(than other: QuietMode) -> Bool {
-        switch (self, other) {
-        case (.lowerVolume(let a), .lowerVolume(let b)): a < b
-        default: rank < other.rank
-        }
-    }
-
-    private var rank: Int {
-        switch self {
-        case .silent: 0
-        case .chimeOnly: 1
-        case .lowerVolume: 2
-        }
-    }
-
     /// The config spelling: "silent", "chime-only", "lower-volume (30%)".
     public var description: String {
         switch self {
@@ -74,6 +57,48 @@ public enum QuietMode: Hashable, Sendable, CustomStringConvertible {
         case .chimeOnly: "chime-only"
         case .lowerVolume(let percent): "lower-volume (\(percent)%)"
         }
+    }
+}
+
+/// What quiet hours do at one instant: every window that covers it, combined by the quietest rule
+/// for each aspect, so that adding a window can only make the clock quieter. A chime-only window
+/// inside a lower-volume one rings the bell at the lower volume, not at the configured one.
+public struct QuietRule: Hashable, Sendable, CustomStringConvertible {
+    /// Nothing plays: some covering window is silent.
+    public var silent = false
+    /// The voice is off and only the chime plays: some covering window is chime-only.
+    public var chimeOnly = false
+    /// The volume is at most this percent: the lowest of the covering lower-volume windows.
+    public var volume: Int?
+
+    public init(silent: Bool = false, chimeOnly: Bool = false, volume: Int? = nil) {
+        self.silent = silent
+        self.chimeOnly = chimeOnly
+        self.volume = volume
+    }
+
+    /// The rule of a single window.
+    public init(_ mode: QuietMode) {
+        add(mode)
+    }
+
+    /// Adds one more covering window: each aspect keeps the quieter of the two.
+    public mutating func add(_ mode: QuietMode) {
+        switch mode {
+        case .silent: silent = true
+        case .chimeOnly: chimeOnly = true
+        case .lowerVolume(let percent): volume = min(volume ?? percent, percent)
+        }
+    }
+
+    /// "silent", "chime-only", "lower-volume (30%)" or both of the last two:
+    /// "chime-only, lower-volume (30%)". Silent says nothing more, as nothing plays.
+    public var description: String {
+        if silent { return "silent" }
+        var parts: [String] = []
+        if chimeOnly { parts.append(QuietMode.chimeOnly.description) }
+        if let volume { parts.append(QuietMode.lowerVolume(percent: volume).description) }
+        return parts.joined(separator: ", ")
     }
 }
 
@@ -121,20 +146,13 @@ public struct QuietWindow: Hashable, Sendable, CustomStringConvertible {
 
 /// Evaluates quiet hours.
 public enum QuietHours {
-    /// The window that governs `time`: among all that cover it, the most restrictive (silent over
-    /// chime-only over lower-volume, then the lowest volume); the first listed on a tie. `nil`
-    /// when no window covers it.
-    public static func window(in windows: [QuietWindow], at time: LocalDateTime) -> QuietWindow? {
-        var best: QuietWindow?
+    /// What the windows covering `time` do, combined (see `QuietRule`); `nil` when none covers
+    /// it: normal announcements.
+    public static func rule(in windows: [QuietWindow], at time: LocalDateTime) -> QuietRule? {
+        var rule: QuietRule?
         for window in windows where window.covers(time) {
-            if let current = best, !window.mode.isMoreRestrictive(than: current.mode) { continue }
-            best = window
+            if rule == nil { rule = QuietRule(window.mode) } else { rule!.add(window.mode) }
         }
-        return best
-    }
-
-    /// The mode in force at `time`, or `nil` for normal announcements.
-    public static func mode(in windows: [QuietWindow], at time: LocalDateTime) -> QuietMode? {
-        window(in: windows, at: time)?.mode
+        return rule
     }
 }

@@ -74,7 +74,9 @@ public struct AnnouncementScheduler: Hashable, Sendable {
         return next
     }
 
-    /// Whether and how to speak `boundary`, deciding at `now`.
+    /// Whether and how to speak `boundary`, deciding at `now`: the runtime reasons first (already
+    /// spoken, stale, muted, `skip`, busy), then `configuredDecision`, the one the configuration
+    /// makes and `schedule` lists.
     public func decide(boundary: Int, now: Double, in zone: TimeZone, busy: Bool = false) -> Decision {
         let local = CivilTime.local(boundary, in: zone)
         if let last = state.lastSpokenBoundary, boundary <= last, last - boundary <= Self.trustHorizon {
@@ -83,24 +85,35 @@ public struct AnnouncementScheduler: Hashable, Sendable {
         if case .stale = WakeKind.classify(now: now, boundary: boundary, lateLimit: config.lateLimit) {
             return .skip(boundary: boundary, local: local, reason: .stale)
         }
-        if state.mute.isMuted(at: boundary) { return .skip(boundary: boundary, local: local, reason: .muted) }
+        let configured = Self.configuredDecision(boundary: boundary, in: zone, config: config, mute: state.mute)
+        if case .skip(_, _, .muted) = configured { return configured }
         if skipNext { return .skip(boundary: boundary, local: local, reason: .skipRequested) }
         if busy { return .skip(boundary: boundary, local: local, reason: .busy) }
+        return configured
+    }
+
+    /// What the configuration and the mute make of `boundary`, whenever it is decided: muted,
+    /// quiet hours (silent, chime only, lower volume; overlapping windows combined), `volume`,
+    /// `voice`, `voice-at` and whether the chime rings then. A pure function of its arguments:
+    /// the daemon's `decide` calls it, and `schedule` lists exactly it for each boundary (with
+    /// `mute: .unmuted`, as muting is runtime state).
+    public static func configuredDecision(
+        boundary: Int, in zone: TimeZone, config: Config, mute: MuteState = .unmuted
+    ) -> Decision {
+        let local = CivilTime.local(boundary, in: zone)
+        if mute.isMuted(at: boundary) { return .skip(boundary: boundary, local: local, reason: .muted) }
         var style = config.announcementStyle
         var gain = Float(config.volume) / 100
-        switch QuietHours.mode(in: config.quiet, at: local) {
-        case .some(.silent):
-            return .skip(boundary: boundary, local: local, reason: .quiet)
-        case .some(.chimeOnly):
-            // Only a boundary that has a chime makes a sound in chime-only hours.
-            guard style.chime.rings(atMinute: local.minute) else {
-                return .skip(boundary: boundary, local: local, reason: .quiet)
+        if let quiet = QuietHours.rule(in: config.quiet, at: local) {
+            if quiet.silent { return .skip(boundary: boundary, local: local, reason: .quiet) }
+            if quiet.chimeOnly {
+                // Only a boundary that has a chime makes a sound in chime-only hours.
+                guard style.chime.rings(atMinute: local.minute) else {
+                    return .skip(boundary: boundary, local: local, reason: .quiet)
+                }
+                style.voice = false
             }
-            style.voice = false
-        case .some(.lowerVolume(let percent)):
-            gain = min(gain, Float(percent) / 100)
-        case .none:
-            break
+            if let percent = quiet.volume { gain = min(gain, Float(percent) / 100) }
         }
         if !style.speaks(atMinute: local.minute) && !style.chime.rings(atMinute: local.minute) {
             return .skip(boundary: boundary, local: local, reason: .nothingToPlay)

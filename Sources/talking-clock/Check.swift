@@ -8,36 +8,66 @@ import TalkingClockCore
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Validate a sound pack (every clip decodes, all 1,440 minutes can be said) and optionally a device.",
+        abstract:
+            "Validate what is configured: the sound pack (every clip decodes, all 1,440 minutes can be said, the chime rings) and the device.",
         discussion: """
+            Reads the config file (--config FILE, or $XDG_CONFIG_HOME/talking-clock/config.toml if it exists) for \
+            the pack, the device, the chime and the words (phrasing, midnight, lead-in); the options override it. \
+            The device is opened when --device is given or a config file is read (the daemon opens the config's \
+            device, "default" unless it names one). \
             Prints every problem as a sentence; exits 65 if the pack is broken, 69 if the device cannot be opened. \
             Also warns (exit 0) about voice clips whose loudness is more than 1.5 dB from the pack's median and \
             about clips with clipped samples.
             """
     )
 
-    @Option(help: "Sound pack: a name or a directory containing pack.json.")
+    @Option(help: "Config file (default: $XDG_CONFIG_HOME/talking-clock/config.toml, if it exists).")
+    var config: String?
+
+    @Option(help: "Sound pack: a name or a directory containing pack.json (default: the config's, else 'default').")
     var pack: String?
 
-    @Option(help: "Also check that this ALSA device opens.")
+    @Option(help: "Also check that this ALSA device opens (default: the config's device, if a config file is read).")
     var device: String?
 
-    @Option(help: "Prove every minute can be said in this phrasing: 12h or 24h.")
-    var phrasing: String = Phrasing.twelveHour.rawValue
+    @Option(
+        help: "The chime the pack must ring: none, hour, westminster or ships-bells (default: the config's, else hour)."
+    )
+    var chime: ChimeStyle?
+
+    @Option(help: "Prove every minute can be said in this phrasing: 12h or 24h (default: the config's, else 12h).")
+    var phrasing: Phrasing?
 
     func run() throws {
-        guard let style = Phrasing(rawValue: phrasing) else {
-            throw CLIError(.badInput, "--phrasing: \"\(phrasing)\" is not a phrasing; use 12h or 24h.")
+        let overrides = ConfigOverrides(device: device, pack: pack, chime: chime, phrasing: phrasing)
+        let settings: Config
+        do { settings = try ClockDaemon.loadConfig(path: config, overrides: overrides) } catch {
+            throw CLIError(error.status, error.description)
         }
-        try Check.perform(pack: pack, device: device, styles: [PhraseStyle(phrasing: style)])
+        // The device is part of what is configured only when there is a configuration; a bare
+        // `check --pack DIR` checks the pack alone, as before.
+        let file = config ?? ClockDaemon.defaultConfigPath()
+        let readsFile = file.map { FileManager.default.fileExists(atPath: $0) } ?? false
+        if readsFile, let file { print("config: \(file)") }
+        try Check.perform(
+            pack: settings.pack, device: device ?? (readsFile ? settings.device : nil),
+            styles: [settings.announcementStyle.phrase], chime: settings.chime)
     }
 
     /// Loads and checks a pack, printing one line per finding: `problem:` (the pack is broken:
-    /// exit 65), `warning:` (loudness or clipping: still exit 0), then `ok:`.
-    static func perform(pack name: String?, device: String?, styles: [PhraseStyle]) throws {
+    /// exit 65), `warning:` (loudness or clipping: still exit 0), then `ok:`. `chime`: the chime
+    /// the pack must be able to ring (nil: none in particular).
+    static func perform(pack name: String?, device: String?, styles: [PhraseStyle], chime: ChimeStyle? = nil) throws {
         let loaded: SoundPack
         do { loaded = try Support.pack(name, scan: true, keepingBrokenClips: true) } catch let error as CLIError {
             print("problem: \(error.description)")
+            if let device {
+                // Still say whether the device opens (in a common format, the pack's being unknown):
+                // every problem at once, not one per run.
+                do { try ALSASink.probe(device: device, format: StreamFormat(sampleRate: 48_000, channels: 2)) } catch {
+                    print("problem: \(error.description)")
+                }
+            }
             throw CLIError(error.status, "the pack cannot be loaded.")
         }
         let pack = loaded
@@ -52,9 +82,14 @@ struct Check: ParsableCommand {
             }
         }
         if !report.isValid {
-            throw CLIError(.packError, "sound pack '\(pack.name)' has \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s").")
+            throw CLIError(
+                .packError,
+                "sound pack '\(pack.name)' has \(report.problems.count) problem\(report.problems.count == 1 ? "" : "s")."
+            )
         }
-        print("ok: sound pack '\(pack.name)' (\(pack.directory.path)): \(report.clipCount) clips decode (\(pack.format)); all \(report.minutesChecked) minutes can be said.")
+        print(
+            "ok: sound pack '\(pack.name)' (\(pack.directory.path)): \(report.clipCount) clips decode (\(pack.format)); all \(report.minutesChecked) minutes can be said."
+        )
         var rings: [String] = []
         var cannot: [String] = []
         for style in ChimeStyle.allCases where style != .none {
@@ -62,14 +97,24 @@ struct Check: ParsableCommand {
                 _ = try pack.chimePattern(for: style)
                 rings.append(style.rawValue)
             } catch {
+                if style == chime {
+                    // The configured chime: the daemon refuses to start with it.
+                    print("problem: \(error.description)")
+                    throw CLIError(
+                        .packError,
+                        "sound pack '\(pack.name)' cannot ring the configured chime = \"\(style.rawValue)\".")
+                }
                 if pack.manifest.chimes.patterns[style.rawValue] != nil {
                     print("problem: \(error.description)")  // a pattern spelled out in pack.json is broken
-                    throw CLIError(.packError, "sound pack '\(pack.name)': its \(style.rawValue) pattern rings a missing bell.")
+                    throw CLIError(
+                        .packError, "sound pack '\(pack.name)': its \(style.rawValue) pattern rings a missing bell.")
                 }
                 cannot.append(style.rawValue)
             }
         }
-        print("ok: chimes it can ring: \(rings.isEmpty ? "none" : rings.joined(separator: ", "))" + (cannot.isEmpty ? "." : "; not \(cannot.joined(separator: ", ")) (no bells for it in pack.json)."))
+        print(
+            "ok: chimes it can ring: \(rings.isEmpty ? "none" : rings.joined(separator: ", "))"
+                + (cannot.isEmpty ? "." : "; not \(cannot.joined(separator: ", ")) (no bells for it in pack.json)."))
         if let deviceProblem {
             throw CLIError(.deviceError, deviceProblem)
         }

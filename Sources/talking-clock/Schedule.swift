@@ -7,8 +7,14 @@ import TalkingClockCore
 struct Schedule: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "schedule",
-        abstract: "List the next announcements (a fake clock: any --from instant, any zone).",
+        abstract:
+            "List the next boundaries and what the daemon will do at each (a fake clock: any --from instant, any zone).",
         discussion: """
+            Each boundary of the config's interval is listed with the decision the daemon makes for it from the \
+            configuration, by the same function: spoken; chime only (quiet hours, voice = false, voice-at); at a lower \
+            volume (quiet hours); or skipped and why (quiet, nothing-to-play). A mute or a pending skip is runtime \
+            state of a running daemon and is not shown: while muted, the daemon says nothing whatever this lists.
+
             --from takes RFC 3339 (2026-11-01T01:30:00-05:00, …Z) or a local time without offset \
             (2026-11-01T01:30), read in --tz; an ambiguous local time means its earlier occurrence.
             """
@@ -35,7 +41,10 @@ struct Schedule: ParsableCommand {
     @Option(help: "Config file (default: $XDG_CONFIG_HOME/talking-clock/config.toml, if it exists).")
     var config: String?
 
-    @Flag(help: "One JSON object per line: at, utc, text, clips, chime, strikes, anchor_offset_ms.")
+    @Flag(
+        help:
+            "One JSON object per line: at, utc, decision (speak, chime-only or skip), reason (why it is not a plain speak), volume (percent, unless skipped), text, clips, chime, strikes, anchor_offset_ms."
+    )
     var json = false
 
     func validate() throws {
@@ -50,7 +59,6 @@ struct Schedule: ParsableCommand {
             throw CLIError(error.status, error.description)
         }
         let zone = try settings.zone ?? Support.zone(nil)
-        let style = settings.announcementStyle
         let start: Double
         if let from {
             do { start = try InstantParser.parse(from, in: zone) } catch {
@@ -60,35 +68,120 @@ struct Schedule: ParsableCommand {
             start = WallClock.now()
         }
         let pack = try Support.pack(settings.pack, scan: false)
+        // Streamed: each line is written (in 64 KiB chunks) as it is computed, so any --count
+        // runs in constant memory.
         var out = ""
-        out.reserveCapacity(count * 160)
-        var plans: [Int: AnnouncementPlan] = [:]  // by minute of day: the words repeat every day
-        for boundary in BoundarySchedule.upcoming(after: start, count: count, in: zone) {
-            let local = CivilTime.local(boundary, in: zone)
-            let plan: AnnouncementPlan
-            if let cached = plans[local.minuteOfDay] {
-                plan = cached
-            } else {
-                plan = try Support.plan(hour: local.hour, minute: local.minute, style: style, pack: pack)
-                plans[local.minuteOfDay] = plan
-            }
-            if json {
-                out += "{\"at\":\"\(local.rfc3339)\",\"utc\":\"\(CivilTime.utcString(boundary))\",\"text\":\"\(plan.phrase.text)\",\"clips\":["
-                out += plan.clips.map { "\"\($0)\"" }.joined(separator: ",") + "]"
-                out += ",\"chime\":\"\(plan.chime.isEmpty ? "none" : style.chime.rawValue)\",\"strikes\":\(plan.chime.count)"
-                out += ",\"anchor_offset_ms\":\(plan.anchorOffsetMs)}\n"
-            } else {
-                out += "\(local.rfc3339)  \(plan.phrase.text)  [\(plan.clips.joined(separator: " "))]"
-                if !plan.chime.isEmpty {
-                    out += "  \(style.chime.rawValue): \(plan.chime.count) strike\(plan.chime.count == 1 ? "" : "s"), anchor \(Support.anchorText(plan.anchorOffsetMs))"
+        out.reserveCapacity(1 << 17)
+        var plans: [PlanKey: AnnouncementPlan] = [:]  // the words repeat every day: at most 2 × 1,440
+        var after = start
+        for _ in 0..<count {
+            let boundary = BoundarySchedule.next(after: after, in: zone, interval: settings.interval)
+            after = Double(boundary)
+            let decision = AnnouncementScheduler.configuredDecision(boundary: boundary, in: zone, config: settings)
+            let entry: Entry
+            switch decision {
+            case .skip(_, let local, let reason):
+                entry = Entry(local: local, decision: "skip", reason: reason.rawValue, volume: nil, plan: nil)
+            case .speak(_, let local, let style, let gain):
+                let key = PlanKey(minuteOfDay: local.minuteOfDay, style: style)
+                let plan: AnnouncementPlan
+                if let cached = plans[key] {
+                    plan = cached
+                } else {
+                    plan = try Support.plan(hour: local.hour, minute: local.minute, style: style, pack: pack)
+                    plans[key] = plan
                 }
-                out += "\n"
+                entry = Entry.spoken(local: local, style: style, gain: gain, plan: plan, config: settings)
             }
+            out +=
+                json
+                ? entry.json(boundary: boundary, chime: settings.chime, phrase: settings.announcementStyle.phrase)
+                : entry.text(chime: settings.chime, phrase: settings.announcementStyle.phrase)
             if out.utf8.count > 1 << 16 {
                 FileHandle.standardOutput.write(Data(out.utf8))
                 out.removeAll(keepingCapacity: true)
             }
         }
         FileHandle.standardOutput.write(Data(out.utf8))
+    }
+
+    private struct PlanKey: Hashable {
+        var minuteOfDay: Int
+        var style: AnnouncementStyle
+    }
+
+    /// One boundary as listed: the decision in the words of `--json`.
+    private struct Entry {
+        var local: LocalDateTime
+        /// "speak", "chime-only" or "skip".
+        var decision: String
+        /// Why it is not a plain speak at the configured volume: a `SkipReason`, or for a chime
+        /// only or a lowered volume "quiet", "voice-off" (voice = false) or "voice-at".
+        var reason: String?
+        /// Percent; nil when skipped.
+        var volume: Int?
+        /// Whether the volume is below the configured one (quiet hours).
+        var lowered = false
+        var plan: AnnouncementPlan?
+
+        static func spoken(
+            local: LocalDateTime, style: AnnouncementStyle, gain: Float, plan: AnnouncementPlan, config: Config
+        ) -> Entry {
+            let volume = Int((gain * 100).rounded())
+            let lowered = volume < config.volume
+            var entry = Entry(
+                local: local, decision: "speak", reason: lowered ? "quiet" : nil, volume: volume, lowered: lowered,
+                plan: plan)
+            if !style.speaks(atMinute: local.minute) {
+                entry.decision = "chime-only"
+                // The decision turned the voice off where the configuration alone would speak: quiet hours.
+                entry.reason =
+                    config.announcementStyle.speaks(atMinute: local.minute)
+                    ? "quiet" : config.voice ? "voice-at" : "voice-off"
+            }
+            return entry
+        }
+
+        func words(_ phrase: PhraseStyle) -> String {
+            plan?.phrase.text ?? Phrase.forTime(hour: local.hour, minute: local.minute, style: phrase).text
+        }
+
+        /// The line of plain `schedule`; a plain spoken line is "at  words  [clips]  chime".
+        func text(chime: ChimeStyle, phrase: PhraseStyle) -> String {
+            var line = "\(local.rfc3339)  \(words(phrase))"
+            guard let plan, let volume else { return line + "  skipped: \(reason ?? "")\n" }
+            line += "  [\(plan.clips.joined(separator: " "))]"
+            if !plan.chime.isEmpty {
+                line +=
+                    "  \(chime.rawValue): \(plan.chime.count) strike\(plan.chime.count == 1 ? "" : "s"), anchor \(Support.anchorText(plan.anchorOffsetMs))"
+            }
+            func why(_ reason: String?) -> String {
+                switch reason {
+                case "voice-off": "voice = false"
+                case "voice-at": "voice-at"
+                default: "quiet hours"
+                }
+            }
+            switch (decision == "chime-only", lowered) {
+            case (true, true) where reason == "quiet": line += "  (chime only, volume \(volume)%: quiet hours)"
+            case (true, true): line += "  (chime only: \(why(reason)); volume \(volume)%: quiet hours)"
+            case (true, false): line += "  (chime only: \(why(reason)))"
+            case (false, true): line += "  (volume \(volume)%: quiet hours)"
+            case (false, false): break
+            }
+            return line + "\n"
+        }
+
+        func json(boundary: Int, chime: ChimeStyle, phrase: PhraseStyle) -> String {
+            var line =
+                "{\"at\":\"\(local.rfc3339)\",\"utc\":\"\(CivilTime.utcString(boundary))\",\"decision\":\"\(decision)\""
+            if let reason { line += ",\"reason\":\"\(reason)\"" }
+            if let volume { line += ",\"volume\":\(volume)" }
+            line += ",\"text\":\"\(words(phrase))\",\"clips\":["
+            line += (plan?.clips ?? []).map { "\"\($0)\"" }.joined(separator: ",") + "]"
+            let strikes = plan?.chime.count ?? 0
+            line += ",\"chime\":\"\(strikes == 0 ? "none" : chime.rawValue)\",\"strikes\":\(strikes)"
+            return line + ",\"anchor_offset_ms\":\(plan?.anchorOffsetMs ?? 0)}\n"
+        }
     }
 }

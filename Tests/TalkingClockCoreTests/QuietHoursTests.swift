@@ -45,7 +45,8 @@ final class QuietHoursTests: XCTestCase {
         ]
         for c in cases {
             XCTAssertEqual(c.window.covers(c.time), c.covered, c.why)
-            XCTAssertEqual(QuietHours.window(in: [c.window], at: c.time), c.covered ? c.window : nil, c.why)
+            XCTAssertEqual(
+                QuietHours.rule(in: [c.window], at: c.time), c.covered ? QuietRule(c.window.mode) : nil, c.why)
         }
     }
 
@@ -57,45 +58,59 @@ final class QuietHoursTests: XCTestCase {
         }
     }
 
-    func testMostRestrictiveWins() {
+    /// Every window covering an instant counts, each aspect taking the quieter of them: adding a
+    /// window can never make the clock louder.
+    func testOverlappingWindowsCombineByTheQuietestRuleForEachAspect() {
         let silentNight = QuietWindow(days: .daily, from: 23 * 60, to: 6 * 60, mode: .silent)
         let chimeEvening = QuietWindow(days: .daily, from: 20 * 60, to: 24 * 60, mode: .chimeOnly)
         let soft = QuietWindow(days: .daily, from: 18 * 60, to: 23 * 60 + 30, mode: .lowerVolume(percent: 40))
         let softer = QuietWindow(days: .weekends, from: 21 * 60, to: 22 * 60, mode: .lowerVolume(percent: 20))
-        let all = [soft, softer, chimeEvening, silentNight]
-        let cases: [(why: String, time: LocalDateTime, expected: QuietMode?)] = [
+        // The case: 11:00-13:00 lower-volume 30 with 12:00-12:30 chime-only inside it.
+        let lunch = QuietWindow(days: .daily, from: 11 * 60, to: 13 * 60, mode: .lowerVolume(percent: 30))
+        let lunchBell = QuietWindow(days: .daily, from: 12 * 60, to: 12 * 60 + 30, mode: .chimeOnly)
+        let all = [soft, softer, chimeEvening, silentNight, lunch, lunchBell]
+        let cases: [(why: String, time: LocalDateTime, expected: QuietRule?)] = [
             ("nothing applies in the afternoon", at(wed, 15, 0), nil),
-            ("only the lower volume", at(wed, 19, 0), .lowerVolume(percent: 40)),
-            ("chime-only beats lower volume", at(wed, 21, 0), .chimeOnly),
-            ("on a Saturday the lower of two volumes is still beaten by chime-only", at(sat, 21, 30), .chimeOnly),
-            ("silent beats both", at(wed, 23, 15), .silent),
-            ("after midnight only the silent window is left", at(wed, 0, 30), .silent),
+            ("only the lower volume", at(wed, 19, 0), QuietRule(volume: 40)),
+            (
+                "chime-only inside lower-volume: the bell rings, at the lower volume", at(wed, 21, 0),
+                QuietRule(chimeOnly: true, volume: 40)
+            ),
+            (
+                "two lower volumes on a Saturday: the lower one, still chime-only", at(sat, 21, 30),
+                QuietRule(chimeOnly: true, volume: 20)
+            ),
+            (
+                "silent beats everything, whatever else covers the time", at(wed, 23, 15),
+                QuietRule(silent: true, chimeOnly: true, volume: 40)
+            ),
+            ("after midnight only the silent window is left", at(wed, 0, 30), QuietRule(silent: true)),
             ("at 06:00 the silent window has ended", at(wed, 6, 0), nil),
+            ("11:00-13:00 lower-volume 30 alone at 11:00", at(mon, 11, 0), QuietRule(volume: 30)),
+            (
+                "…and at 12:00 with the chime-only window: chime only at 30 %, not 100 %", at(mon, 12, 0),
+                QuietRule(chimeOnly: true, volume: 30)
+            ),
+            ("…12:30, the chime-only window has ended (its end is exclusive)", at(mon, 12, 30), QuietRule(volume: 30)),
         ]
         for c in cases {
-            XCTAssertEqual(QuietHours.mode(in: all, at: c.time), c.expected, c.why)
-            XCTAssertEqual(QuietHours.mode(in: all.reversed(), at: c.time), c.expected, "\(c.why) (order reversed)")
+            XCTAssertEqual(QuietHours.rule(in: all, at: c.time), c.expected, c.why)
+            XCTAssertEqual(QuietHours.rule(in: all.reversed(), at: c.time), c.expected, "\(c.why) (order reversed)")
         }
-        // Between two lower volumes, the lower one wins, whatever the order.
-        let a = QuietWindow(days: .daily, from: 0, to: 600, mode: .lowerVolume(percent: 50))
-        let b = QuietWindow(days: .daily, from: 0, to: 600, mode: .lowerVolume(percent: 10))
-        XCTAssertEqual(QuietHours.mode(in: [a, b], at: at(mon, 1, 0)), .lowerVolume(percent: 10))
-        XCTAssertEqual(QuietHours.mode(in: [b, a], at: at(mon, 1, 0)), .lowerVolume(percent: 10))
-        // On a tie the first listed window is the one reported.
-        let first = QuietWindow(days: .monday, from: 0, to: 600, mode: .silent)
-        let second = QuietWindow(days: .daily, from: 60, to: 120, mode: .silent)
-        XCTAssertEqual(QuietHours.window(in: [first, second], at: at(mon, 1, 0)), first)
     }
 
-    func testRestrictivenessOrder() {
-        let modes: [QuietMode] = [
-            .silent, .chimeOnly, .lowerVolume(percent: 0), .lowerVolume(percent: 30), .lowerVolume(percent: 100),
+    func testRuleDescriptionIsWhatStatusShows() {
+        let cases: [(why: String, rule: QuietRule, expected: String)] = [
+            ("one silent window", QuietRule(.silent), "silent"),
+            ("silent hides the rest: nothing plays", QuietRule(silent: true, chimeOnly: true, volume: 10), "silent"),
+            ("one chime-only window", QuietRule(.chimeOnly), "chime-only"),
+            (
+                "one lower-volume window, in the config's spelling", QuietRule(.lowerVolume(percent: 30)),
+                "lower-volume (30%)"
+            ),
+            ("both aspects of two windows", QuietRule(chimeOnly: true, volume: 30), "chime-only, lower-volume (30%)"),
         ]
-        for (i, a) in modes.enumerated() {
-            for (j, b) in modes.enumerated() {
-                XCTAssertEqual(a.isMoreRestrictive(than: b), i < j, "\(a) vs \(b)")
-            }
-        }
+        for c in cases { XCTAssertEqual(c.rule.description, c.expected, c.why) }
     }
 
     func testWeekdays() {

@@ -61,4 +61,139 @@ final class SchedulerTests: XCTestCase {
         // The clock is stepped back to 3 s after it: now it is only 3 s late.
         XCTAssertEqual(s.boundaryToArm(after: nil, now: Double(b) + 3, in: utc), b)
     }
+
+    /// The case through the decision itself: 11:00-13:00 lower-volume 30 with 12:00-12:30
+    /// chime-only rang the 12:00 bell at 100 %.
+    func testOverlappingQuietWindowsNeverRaiseTheVolume() {
+        var config = Config()
+        config.quiet = [
+            QuietWindow(from: 11 * 60, to: 13 * 60, mode: .lowerVolume(percent: 30)),
+            QuietWindow(from: 12 * 60, to: 12 * 60 + 30, mode: .chimeOnly),
+        ]
+        let s = AnnouncementScheduler(config: config, state: PersistentState())
+        let noon = b + 4 * 3600  // 12:00Z
+        let cases: [(why: String, boundary: Int, voice: Bool, gain: Float?)] = [
+            ("11:00, lower-volume alone: spoken at 30 %", b + 3 * 3600, true, 0.3),
+            ("12:00, both windows: the bell alone, still at 30 %", noon, false, 0.3),
+            ("12:15, both windows, no bell at a quarter: nothing plays", noon + 900, false, nil),
+            ("12:30, the chime-only window has ended: spoken at 30 %", noon + 1800, true, 0.3),
+            ("13:00, both over: spoken at the configured volume", noon + 3600, true, 1),
+        ]
+        for c in cases {
+            let decision = s.decide(boundary: c.boundary, now: Double(c.boundary) - 1, in: utc)
+            switch decision {
+            case .speak(_, _, let style, let gain):
+                XCTAssertEqual(style.voice, c.voice, c.why)
+                XCTAssertEqual(gain, c.gain ?? -1, accuracy: 1e-6, c.why)
+            case .skip(_, _, let reason):
+                XCTAssertNil(c.gain, "\(c.why): skipped (\(reason))")
+                XCTAssertEqual(reason, .quiet, c.why)
+            }
+        }
+    }
+
+    /// The configuration's part of the decision, which `schedule` lists: one row per rule.
+    func testConfiguredDecision() {
+        func config(_ edit: (inout Config) -> Void) -> Config {
+            var c = Config()
+            edit(&c)
+            return c
+        }
+        let quarter = b + 900  // 08:15Z
+        let quiet = { (mode: QuietMode) in [QuietWindow(from: 8 * 60, to: 9 * 60, mode: mode)] }
+        let cases: [(why: String, config: Config, mute: MuteState, boundary: Int, expected: String)] = [
+            ("the defaults: spoken at full volume", Config(), .unmuted, b, "speak voice 100"),
+            ("muted: nothing, whatever else", Config(), .mutedUntil(b + 1), b, "skip muted"),
+            ("a mute that ended before it", Config(), .mutedUntil(b), b, "speak voice 100"),
+            ("volume 70", config { $0.volume = 70 }, .unmuted, b, "speak voice 70"),
+            ("silent hours", config { $0.quiet = quiet(.silent) }, .unmuted, b, "skip quiet"),
+            (
+                "chime-only hours on the hour: the bell alone", config { $0.quiet = quiet(.chimeOnly) }, .unmuted, b,
+                "speak bell 100"
+            ),
+            (
+                "chime-only hours at a quarter with the hour chime: nothing rings",
+                config { $0.quiet = quiet(.chimeOnly) }, .unmuted, quarter, "skip quiet"
+            ),
+            (
+                "lower-volume 30 below volume 70",
+                config {
+                    $0.volume = 70
+                    $0.quiet = quiet(.lowerVolume(percent: 30))
+                }, .unmuted, b, "speak voice 30"
+            ),
+            (
+                "lower-volume 90 never raises volume 70",
+                config {
+                    $0.volume = 70
+                    $0.quiet = quiet(.lowerVolume(percent: 90))
+                }, .unmuted, b, "speak voice 70"
+            ),
+            ("voice = false on the hour: the bell", config { $0.voice = false }, .unmuted, b, "speak bell 100"),
+            (
+                "voice = false at a quarter, no bell then", config { $0.voice = false }, .unmuted, quarter,
+                "skip nothing-to-play"
+            ),
+            (
+                "voice-at [0] at a quarter with Westminster: the quarter bells",
+                config {
+                    $0.voiceAt = [0]
+                    $0.chime = .westminster
+                }, .unmuted, quarter, "speak bell 100"
+            ),
+            (
+                "voice-at [0] at a quarter with the hour chime: nothing to play", config { $0.voiceAt = [0] }, .unmuted,
+                quarter, "skip nothing-to-play"
+            ),
+        ]
+        for c in cases {
+            let got: String
+            switch AnnouncementScheduler.configuredDecision(
+                boundary: c.boundary, in: utc, config: c.config, mute: c.mute)
+            {
+            case .skip(_, _, let reason): got = "skip \(reason.rawValue)"
+            case .speak(_, let local, let style, let gain):
+                got = "speak \(style.speaks(atMinute: local.minute) ? "voice" : "bell") \(Int((gain * 100).rounded()))"
+            }
+            XCTAssertEqual(got, c.expected, c.why)
+            // With no runtime reason in the way, the daemon decides exactly this.
+            let daemon = AnnouncementScheduler(config: c.config, state: PersistentState(mute: c.mute))
+            XCTAssertEqual(
+                daemon.decide(boundary: c.boundary, now: Double(c.boundary) - 1, in: utc),
+                AnnouncementScheduler.configuredDecision(boundary: c.boundary, in: utc, config: c.config, mute: c.mute),
+                c.why)
+        }
+    }
+
+    /// The runtime reasons keep their order around the configured decision.
+    func testRuntimeReasonsComeInTheirOrder() {
+        var s = AnnouncementScheduler(
+            config: Config(), state: PersistentState(mute: .mutedUntil(b + 3600), lastSpokenBoundary: b))
+        s.skipNext = true
+        XCTAssertEqual(
+            s.decide(boundary: b, now: Double(b) - 1, in: utc, busy: true).skipReason, .alreadySpoken,
+            "spoken before beats everything")
+        XCTAssertEqual(
+            s.decide(boundary: b + 900, now: Double(b + 900) + 60, in: utc, busy: true).skipReason, .stale, "then stale"
+        )
+        XCTAssertEqual(
+            s.decide(boundary: b + 900, now: Double(b + 900) - 1, in: utc, busy: true).skipReason, .muted, "then muted")
+        s.state.mute = .unmuted
+        XCTAssertEqual(
+            s.decide(boundary: b + 900, now: Double(b + 900) - 1, in: utc, busy: true).skipReason, .skipRequested,
+            "then skip")
+        s.skipNext = false
+        XCTAssertEqual(
+            s.decide(boundary: b + 900, now: Double(b + 900) - 1, in: utc, busy: true).skipReason, .busy, "then busy")
+        s.config.quiet = [QuietWindow(from: 0, to: 1440, mode: .silent)]
+        XCTAssertEqual(
+            s.decide(boundary: b + 900, now: Double(b + 900) - 1, in: utc).skipReason, .quiet, "then the configuration")
+    }
+}
+
+extension Decision {
+    fileprivate var skipReason: SkipReason? {
+        if case .skip(_, _, let reason) = self { return reason }
+        return nil
+    }
 }

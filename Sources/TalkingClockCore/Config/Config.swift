@@ -559,7 +559,8 @@ extension Config {
         #          Saturday morning
         #   mode   "silent", "chime-only" (no voice) or "lower-volume" (default "silent")
         #   volume percent, required with "lower-volume" and only allowed with it
-        # Where windows overlap, the quieter one wins.
+        # Where windows overlap, each aspect takes the quieter: silent wins, any chime-only window
+        # turns the voice off, and the lowest of the lower-volume windows' volumes applies.
 
         [[quiet]]
         days = "daily"
