@@ -198,7 +198,10 @@ public final class ClockDaemon {
         let url: URL
         switch PackLocator.locate(name) {
         case .success(let found): url = found
-        case .failure(let error): throw DaemonStartError(status: .packError, description: error.description)
+        case .failure(let error):
+            throw DaemonStartError(
+                status: .packError,
+                description: error.description + (config.packOrigin.map { " (The pack is set by 'pack' in \($0).)" } ?? ""))
         }
         do {
             let pack = try SoundPack(directory: url, scan: true)

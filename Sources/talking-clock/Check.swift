@@ -50,16 +50,18 @@ struct Check: ParsableCommand {
         let readsFile = file.map { FileManager.default.fileExists(atPath: $0) } ?? false
         if readsFile, let file { print("config: \(file)") }
         try Check.perform(
-            pack: settings.pack, device: device ?? (readsFile ? settings.device : nil),
+            pack: settings.pack, packOrigin: settings.packOrigin, device: device ?? (readsFile ? settings.device : nil),
             styles: [settings.announcementStyle.phrase], chime: settings.chime)
     }
 
     /// Loads and checks a pack, printing one line per finding: `problem:` (the pack is broken:
     /// exit 65), `warning:` (loudness or clipping: still exit 0), then `ok:`. `chime`: the chime
     /// the pack must be able to ring (nil: none in particular).
-    static func perform(pack name: String?, device: String?, styles: [PhraseStyle], chime: ChimeStyle? = nil) throws {
+    static func perform(
+        pack name: String?, packOrigin: String? = nil, device: String?, styles: [PhraseStyle], chime: ChimeStyle? = nil
+    ) throws {
         let loaded: SoundPack
-        do { loaded = try Support.pack(name, scan: true, keepingBrokenClips: true) } catch let error as CLIError {
+        do { loaded = try Support.pack(name, origin: packOrigin, scan: true, keepingBrokenClips: true) } catch let error as CLIError {
             print("problem: \(error.description)")
             if let device {
                 // Still say whether the device opens (in a common format, the pack's being unknown):

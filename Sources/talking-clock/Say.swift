@@ -65,7 +65,7 @@ struct Say: ParsableCommand {
             let local = CivilTime.local(Int((WallClock.now() + clockOffset).rounded(.down)), in: zone)
             (hour, minute) = (local.hour, local.minute)
         }
-        let pack = try Support.pack(settings.pack, scan: false)
+        let pack = try Support.pack(settings.pack, origin: settings.packOrigin, scan: false)
         // The stream format is known now: the opening thread configures the device (hw/sw params,
         // the sound server's stream) while this one decodes and mixes.
         opening?.configure(format: pack.format)

@@ -23,7 +23,7 @@ struct Schedule: ParsableCommand {
     @Option(help: "List announcements strictly after this instant (default: now).")
     var from: String?
 
-    @Option(help: "How many announcements to list.")
+    @Option(parsing: .unconditional, help: "How many announcements to list.")
     var count: Int = 8
 
     @Option(name: .customLong("tz"), help: "IANA time zone (default: the system zone).")
@@ -67,7 +67,7 @@ struct Schedule: ParsableCommand {
         } else {
             start = WallClock.now()
         }
-        let pack = try Support.pack(settings.pack, scan: false)
+        let pack = try Support.pack(settings.pack, origin: settings.packOrigin, scan: false)
         // Streamed: each line is written (in 64 KiB chunks) as it is computed, so any --count
         // runs in constant memory.
         var out = ""

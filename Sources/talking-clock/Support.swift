@@ -11,11 +11,14 @@ enum Support {
     }
 
     /// `keepingBrokenClips`: see `SoundPack.init` (for `check`, which reports every broken clip).
-    static func pack(_ name: String?, scan: Bool, keepingBrokenClips: Bool = false) throws -> SoundPack {
+    /// - Parameter origin: where the name was set ("FILE: line N"), named in the error when the
+    ///   pack is not found.
+    static func pack(_ name: String?, origin: String? = nil, scan: Bool, keepingBrokenClips: Bool = false) throws -> SoundPack {
         let url: URL
         switch PackLocator.locate(name ?? "default") {
         case .success(let found): url = found
-        case .failure(let error): throw CLIError(.packError, error.description)
+        case .failure(let error):
+            throw CLIError(.packError, error.description + (origin.map { " (The pack is set by 'pack' in \($0).)" } ?? ""))
         }
         do { return try SoundPack(directory: url, scan: scan, keepingBrokenClips: keepingBrokenClips) } catch {
             throw CLIError(.packError, error.description)

@@ -107,7 +107,7 @@ final class CheckConfigTests: XCTestCase {
         _ = try configure("pack = \"\(noIts.path)\"\nlead-in = \"its\"\ndevice = \"file:FILE=/dev/null\"\n")
         let r = try check([])
         XCTAssertEqual(r.status, ExitStatus.packError.rawValue, r.stdout + r.stderr)
-        XCTAssertTrue(r.stdout.contains("'its'"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("missing words: its."), r.stdout)
     }
 
     /// Without a config file nothing changes: the pack alone, no device unless asked for.

@@ -240,4 +240,44 @@ extension CommandLineTests {
             XCTAssertEqual(r.stderr, "talking-clock: \(c.message)\n")
         }
     }
+
+    /// `schedule --count -3` is refused for what it is, not as a missing value.
+    func testANegativeCountIsRefusedByName() throws {
+        let r = try BinaryRunner.run(["schedule", "--tz", "UTC", "--pack", pack, "--count", "-3"])
+        XCTAssertEqual(r.status, ExitStatus.badInput.rawValue, r.stderr)
+        XCTAssertTrue(r.stderr.contains("--count must be 0 or more, not -3."), r.stderr)
+    }
+
+    /// A `pack` in the config that is not found: the error names the config file and its line,
+    /// from `say`, `check` and the daemon alike.
+    func testAConfiguredPackThatIsNotFoundNamesTheFileAndLine() throws {
+        let cfg = work.appendingPathComponent("cfg/talking-clock")
+        try FileManager.default.createDirectory(at: cfg, withIntermediateDirectories: true)
+        let file = cfg.appendingPathComponent("config.toml")
+        try "zone = \"UTC\"\n# mine\npack = \"nosuchpack\"\n".write(to: file, atomically: true, encoding: .utf8)
+        let env = ["XDG_CONFIG_HOME": work.appendingPathComponent("cfg").path]
+        let expected = "(The pack is set by 'pack' in \(file.path): line 3.)"
+        let say = try BinaryRunner.run(["say", "--dry-run"], environment: env)
+        XCTAssertEqual(say.status, ExitStatus.packError.rawValue, say.stderr)
+        XCTAssertTrue(say.stderr.contains("No sound pack named 'nosuchpack' was found"), say.stderr)
+        XCTAssertTrue(say.stderr.contains(expected), say.stderr)
+        let check = try BinaryRunner.run(["check"], environment: env)
+        XCTAssertTrue(check.stdout.contains(expected), check.stdout)
+        let run = try BinaryRunner.run(
+            ["run", "--state-dir", work.appendingPathComponent("state").path, "--socket", work.appendingPathComponent("s.sock").path],
+            environment: env, timeout: 20)
+        XCTAssertEqual(run.status, ExitStatus.packError.rawValue, run.stderr)
+        XCTAssertTrue(run.stderr.contains(expected), run.stderr)
+        // A --pack on the command line is not blamed on the file.
+        let override = try BinaryRunner.run(["say", "--dry-run", "--pack", "/nonexistent/pack"], environment: env)
+        XCTAssertFalse(override.stderr.contains("The pack is set by"), override.stderr)
+    }
+
+    /// `config-example` shows the defaults: its quiet windows are commented out.
+    func testTheExampleConfigEnablesNoQuietWindow() throws {
+        let r = try BinaryRunner.run(["config-example"])
+        XCTAssertEqual(r.status, 0)
+        XCTAssertFalse(r.stdout.split(separator: "\n").contains { $0.hasPrefix("[[quiet]]") }, r.stdout)
+        XCTAssertTrue(r.stdout.contains("# [[quiet]]"), r.stdout)
+    }
 }

@@ -79,6 +79,7 @@ final class ConfigTests: XCTestCase {
         expected.zone = TimeZone(identifier: "America/St_Johns")
         expected.device = "hw:1,0"
         expected.pack = "/opt/packs/westminster"
+        expected.packOrigin = "config.toml: line 3"  // named when the pack is not found
         expected.interval = .half
         expected.volume = 35
         expected.lateLimit = 2.5
@@ -111,15 +112,21 @@ final class ConfigTests: XCTestCase {
     func testExampleParsesAndDocumentsEveryKey() throws {
         let config = try Config.parse(Config.exampleTOML, source: "example")
         var expected = Config()
-        expected.quiet = [
-            QuietWindow(days: .daily, from: 22 * 60, to: 7 * 60, mode: .silent),
-            QuietWindow(days: .weekends, from: 7 * 60, to: 9 * 60, mode: .lowerVolume(percent: 30)),
-        ]
-        XCTAssertEqual(config, expected, "the example shows the defaults plus two quiet windows")
+        XCTAssertTrue(config.packOrigin?.hasPrefix("example: line ") ?? false, "\(String(describing: config.packOrigin))")
+        expected.packOrigin = config.packOrigin
+        XCTAssertEqual(config, expected, "the example shows exactly the defaults: its quiet windows are commented out")
+        // Uncommented, its two example windows work.
+        let withQuiet = try Config.parse(Config.exampleWithQuietWindows, source: "example")
+        XCTAssertEqual(
+            withQuiet.quiet,
+            [
+                QuietWindow(days: .daily, from: 22 * 60, to: 7 * 60, mode: .silent),
+                QuietWindow(days: .weekends, from: 7 * 60, to: 9 * 60, mode: .lowerVolume(percent: 30)),
+            ])
         for key in Config.keys + Config.quietKeys {
             let shown =
                 Config.exampleTOML.contains("\n\(key) = ") || Config.exampleTOML.contains("# \(key) = ")
-                || Config.exampleTOML.contains("[[\(key)]]")
+                || Config.exampleTOML.contains("# [[\(key)]]")
             XCTAssertTrue(shown, "the example should show '\(key)'")
         }
         // The commented-out zone works when uncommented.
@@ -453,5 +460,16 @@ final class ConfigTests: XCTestCase {
         XCTAssertEqual(Suggestion.distance(Array("kitten".unicodeScalars), Array("sitting".unicodeScalars)), 3)
         XCTAssertEqual(Suggestion.distance(Array("ab".unicodeScalars), Array("ba".unicodeScalars)), 1)
         XCTAssertEqual(Suggestion.distance([], Array("abc".unicodeScalars)), 3)
+    }
+}
+
+extension Config {
+    /// The example config with its two quiet windows uncommented (tests of the parser's robustness
+    /// keep cutting and mutating real [[quiet]] tables).
+    static var exampleWithQuietWindows: String {
+        exampleTOML.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            let quietLine = ["# [[quiet]]", "# days = ", "# from = ", "# to = ", "# mode = ", "# volume = 30"].contains { line.hasPrefix($0) }
+            return quietLine ? String(line.dropFirst(2)) : String(line)
+        }.joined(separator: "\n")
     }
 }

@@ -17,6 +17,9 @@ public struct Config: Hashable, Sendable {
     public var device: String = "default"
     /// A pack name under the packs directory, or a path to a pack.
     public var pack: String = "default"
+    /// Where `pack` was set ("FILE: line N"), for errors about a pack that is not found; nil for
+    /// the default or a command-line `--pack`.
+    public var packOrigin: String?
     public var interval: Interval = .quarter
     /// Output volume in percent, 0…100.
     public var volume: Int = 100
@@ -111,7 +114,10 @@ extension Config {
         var result = self
         if let zone = overrides.zone { result.zone = zone }
         if let device = overrides.device { result.device = device }
-        if let pack = overrides.pack { result.pack = pack }
+        if let pack = overrides.pack {
+            result.pack = pack
+            result.packOrigin = nil
+        }
         if let chime = overrides.chime { result.chime = chime }
         if let phrasing = overrides.phrasing { result.phrasing = phrasing }
         return result
@@ -153,6 +159,7 @@ extension Config {
             case "pack":
                 config.pack = try reader.nonEmptyString(
                     entry, "a sound pack name or path such as \"default\"", fallback: "\"default\"")
+                config.packOrigin = "\(source): line \(entry.position.line)"
             case "interval":
                 config.interval = try reader.choice(entry, Interval.allCases)
             case "volume":
@@ -551,7 +558,8 @@ extension Config {
         # on the hour (the quarters still chime).
         voice-at = [0, 15, 30, 45]
 
-        # Quiet hours (none by default; these two are examples). Each [[quiet]] window has:
+        # Quiet hours: none by default. Remove the leading "# " of the two example windows at the
+        # end to use them. Each [[quiet]] window has:
         #   days   "mon" … "sun", "weekdays", "weekends" or "daily", alone or in a list (default "daily")
         #   from   start, "HH:MM" 24-hour
         #   to     end, "HH:MM", not included ("24:00" is the end of the day); a window that crosses
@@ -562,17 +570,17 @@ extension Config {
         # Where windows overlap, each aspect takes the quieter: silent wins, any chime-only window
         # turns the voice off, and the lowest of the lower-volume windows' volumes applies.
 
-        [[quiet]]
-        days = "daily"
-        from = "22:00"
-        to = "07:00"
-        mode = "silent"
+        # [[quiet]]
+        # days = "daily"
+        # from = "22:00"
+        # to = "07:00"
+        # mode = "silent"
 
-        [[quiet]]
-        days = ["sat", "sun"]
-        from = "07:00"
-        to = "09:00"
-        mode = "lower-volume"
-        volume = 30
+        # [[quiet]]
+        # days = ["sat", "sun"]
+        # from = "07:00"
+        # to = "09:00"
+        # mode = "lower-volume"
+        # volume = 30
         """#
 }
