@@ -147,7 +147,7 @@ public final class ControlServer {
                 Glibc.close(fd)
                 continue
             }
-            guard clients.count < Self.maxClients else {
+            guard clients.count < Self.maxClients || reapDeparted() else {
                 let reply = Array(ControlReply.error("too many clients; try again").render().utf8)
                 _ = reply.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 Glibc.close(fd)
@@ -162,6 +162,19 @@ public final class ControlServer {
             }
             armSweep()
         }
+    }
+
+    /// Serves, now, every client with input waiting, so that those that have hung up (their
+    /// end-of-file not yet taken from the event queue) give their slots back before a newcomer is
+    /// refused: "too many clients" is said only when 64 clients that are still there hold them.
+    /// Returns whether a slot is free.
+    private func reapDeparted() -> Bool {
+        var fds = clients.keys.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        guard poll(&fds, nfds_t(fds.count), 0) > 0 else { return false }
+        for entry in fds where entry.revents != 0 {
+            service(entry.fd, events: UInt32(EPOLLIN.rawValue))
+        }
+        return clients.count < Self.maxClients
     }
 
     private func service(_ fd: Int32, events: UInt32) {
