@@ -60,6 +60,9 @@ public final class ControlServer {
         var framer = LineFramer()
         var output: [UInt8] = []
         var deadline: Double
+        /// The client has ended its half of the connection (end-of-file): nothing more is read,
+        /// and the connection is closed once every reply has been sent.
+        var inputEnded = false
         init(deadline: Double) { self.deadline = deadline }
     }
 
@@ -179,43 +182,77 @@ public final class ControlServer {
 
     private func service(_ fd: Int32, events: UInt32) {
         guard let client = clients[fd] else { return }
-        if events & UInt32(EPOLLOUT.rawValue) != 0 { flush(fd, client) }
-        if events & (UInt32(EPOLLIN.rawValue) | UInt32(EPOLLHUP.rawValue) | UInt32(EPOLLERR.rawValue)) != 0 {
+        let readable = UInt32(EPOLLIN.rawValue) | UInt32(EPOLLHUP.rawValue) | UInt32(EPOLLERR.rawValue)
+        if !client.inputEnded && events & readable != 0 {
             var buffer = [UInt8](repeating: 0, count: 4096)
             // Bounded reads per wake-up, so one flooding client cannot starve the loop.
             for _ in 0..<16 {
                 let n = recv(fd, &buffer, buffer.count, 0)
-                if n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) {
+                if n < 0 {
+                    if errno == EAGAIN || errno == EINTR { break }
                     drop(fd)
                     return
                 }
-                if n < 0 { break }
-                client.deadline = WallClock.monotonic() + Self.idleTimeout
-                for framed in client.framer.append(buffer[0..<n]) {
-                    let reply: String
-                    switch framed {
-                    case .line(let line): reply = handler(line)
-                    case .tooLong: reply = ControlReply.error("request too long (at most \(LineFramer.maxLineLength) bytes)").render()
-                    }
-                    client.output += Array(reply.utf8)
+                if n == 0 {
+                    endOfInput(fd, client)
+                    break
                 }
+                client.deadline = WallClock.monotonic() + Self.idleTimeout
+                respond(to: client.framer.append(buffer[0..<n]), client)
                 guard clients[fd] != nil else { return }
                 if client.output.count > Self.maxPendingOutput {
                     drop(fd)  // it sends but never reads
                     return
                 }
             }
-            flush(fd, client)
+            guard clients[fd] != nil else { return }
         }
+        flush(fd, client)
+    }
+
+    private func respond(to framed: [FramedLine], _ client: Client) {
+        for unit in framed {
+            let reply: String
+            switch unit {
+            case .line(let line): reply = handler(line)
+            case .tooLong: reply = ControlReply.error("request too long (at most \(LineFramer.maxLineLength) bytes)").render()
+            }
+            client.output += Array(reply.utf8)
+        }
+    }
+
+    /// The client sent end-of-file. One that only ended its half of the connection
+    /// (`shutdown(SHUT_WR)`, as `echo status | socat - UNIX-CONNECT:…` and `nc -N` do) still
+    /// reads: it gets a reply to every request, an unfinished last line counting as a request,
+    /// and then the daemon closes. One that closed the whole connection reads nothing more: it is
+    /// dropped at once, and its unfinished line is not run (a client that died in the middle of
+    /// "mute for 30m" must not leave the clock muted by "mute").
+    private func endOfInput(_ fd: Int32, _ client: Client) {
+        client.inputEnded = true
+        var probe = pollfd(fd: fd, events: 0, revents: 0)
+        if poll(&probe, 1, 0) == 1 && probe.revents & Int16(POLLHUP) != 0 {
+            drop(fd)
+            return
+        }
+        if let last = client.framer.finish() { respond(to: [last], client) }
     }
 
     private func flush(_ fd: Int32, _ client: Client) {
         while !client.output.isEmpty {
             let n = client.output.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n < 0 && errno != EAGAIN && errno != EINTR {
+                drop(fd)  // EPIPE, ECONNRESET: nobody is left to read
+                return
+            }
             if n <= 0 { break }
             client.output.removeFirst(n)
         }
-        let want = UInt32(EPOLLIN.rawValue) | (client.output.isEmpty ? 0 : UInt32(EPOLLOUT.rawValue))
+        if client.inputEnded && client.output.isEmpty {
+            drop(fd)  // every request answered
+            return
+        }
+        let want =
+            (client.inputEnded ? 0 : UInt32(EPOLLIN.rawValue)) | (client.output.isEmpty ? 0 : UInt32(EPOLLOUT.rawValue))
         try? loop.watch(fd, events: want) { [unowned self] events in self.service(fd, events: events) }
     }
 

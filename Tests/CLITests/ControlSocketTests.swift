@@ -35,6 +35,8 @@ final class ControlSocketTests: XCTestCase {
         ] + ShiftedClock(boundary: ShiftedClock.betweenQuarters, secondsAhead: 0).arguments
         p.environment = ProcessInfo.processInfo.environment.merging(["XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path]) { $1 }
         p.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        // Not our stdout: a daemon left behind by a crashed test must not keep `swift test` waiting.
+        p.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
         try p.run()
         daemon = p
         let deadline = Date().addingTimeInterval(10)
@@ -112,6 +114,66 @@ final class ControlSocketTests: XCTestCase {
         kill(pid, SIGCONT)
         let reply = SocketClient.receive(newcomer)
         XCTAssertTrue(reply.hasPrefix("ok driver external;"), "a slot given back is free at once: \(reply)")
+    }
+
+    /// A client that ends its half of the connection after its requests (`shutdown(SHUT_WR)`, as
+    /// `echo status | socat -` does) gets every reply, an unfinished last line counting as a
+    /// request, and then the daemon closes the connection.
+    func testAClientThatHalfClosesGetsEveryReplyThenTheDaemonCloses() throws {
+        for (sent, replies) in [("status\n", 1), ("status", 1), ("help\nstatus json\nbogus", 3)] {
+            let fd = try SocketClient.connect(socket)
+            defer { close(fd) }
+            SocketClient.send(fd, Array(sent.utf8))
+            shutdown(fd, Int32(SHUT_WR))
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            var n = 0
+            repeat {
+                n = recv(fd, &buffer, buffer.count, 0)
+                if n > 0 { received += buffer[0..<n] }
+            } while n > 0
+            XCTAssertEqual(n, 0, "\(sent.debugDescription): the daemon closes after the last reply")
+            let lines = String(decoding: received, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+            XCTAssertEqual(lines.count, replies + 1, "\(sent.debugDescription): \(lines)")  // the last is empty
+            XCTAssertTrue(lines.dropLast().allSatisfy { $0.hasPrefix("ok ") || $0.hasPrefix("error ") }, "\(lines)")
+            XCTAssertTrue(lines.contains { $0.hasPrefix("ok driver external;") || $0.hasPrefix("ok {\"driver\"") }, "\(lines)")
+            if replies == 3 { XCTAssertTrue(lines.count > 2 && lines[2].hasPrefix("error unknown command 'bogus'"), "\(lines)") }
+        }
+    }
+
+    /// A client that closes the whole connection in the middle of a line has nobody left to read
+    /// a reply, and what it sent of that line is not run: half of "mute for 30m" must not mute.
+    func testAClientThatHangsUpMidLineRunsNothing() throws {
+        let fd = try SocketClient.connect(socket)
+        SocketClient.send(fd, Array("mute".utf8))
+        close(fd)
+        XCTAssertTrue(try SocketClient.request("status json", path: socket).contains(#""muted":false"#))
+    }
+
+    /// `echo status | socat - UNIX-CONNECT:…`, the README's example, prints the reply (socat ends
+    /// its half of the connection when its input ends, then waits for the answer).
+    func testSocatGetsTheReply() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/socat") else {
+            throw XCTSkip("socat not installed: run scripts/install-deps --test")
+        }
+        func socat(_ input: String) throws -> String {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/socat")
+            p.arguments = ["-t", "5", "-", "UNIX-CONNECT:\(socket)"]
+            let request = dir.appendingPathComponent("socat-input")
+            try Data(input.utf8).write(to: request)
+            let stdout = Pipe()
+            p.standardInput = try FileHandle(forReadingFrom: request)
+            p.standardOutput = stdout
+            try p.run()
+            let out = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            XCTAssertEqual(p.terminationStatus, 0, out)
+            return out
+        }
+        XCTAssertTrue(try socat("status\n").hasPrefix("ok driver external;"))
+        XCTAssertTrue(try socat("mute for 30m").hasPrefix("ok muted until "), "printf without a newline works too")
+        XCTAssertEqual(try socat("status json\nunmute\n").split(separator: "\n").last, "ok unmuted")
     }
 
     func testMuteSurvivesKill9AndCLITalksToTheDaemon() throws {
