@@ -401,6 +401,92 @@ final class FaultTests: XCTestCase {
             saved.contains("\"last-spoken-boundary\" : 1782900000"), "the salvaged boundary is kept: \(saved)")
     }
 
+    /// A config path that is a directory used to be read as an empty config (the defaults, not a
+    /// word said); a named pipe hung start-up forever with no output. `run`, `say` and `schedule`
+    /// refuse both at once with the path and the fix, at the default path and with --config; a
+    /// `reload` refuses them and the daemon keeps answering.
+    func testAConfigPathThatIsNotAFileIsRefusedAtOnceByEveryCommand() throws {
+        try writePack()
+        let pack = dir.appendingPathComponent("pack").path
+        let env = ["XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path]
+        let commands: [[String]] = [
+            [
+                "run", "--pack", pack, "--device", "null", "--driver", "external", "--state-dir",
+                dir.appendingPathComponent("state").path, "--socket", dir.appendingPathComponent("x.sock").path,
+            ],
+            ["say", "--at", "10:15", "--dry-run", "--pack", pack],
+            ["schedule", "--from", "2026-07-01T10:00:00Z", "--count", "1", "--tz", "UTC", "--pack", pack],
+        ]
+        let path = configFile.path
+        let cases: [(kind: String, make: () throws -> Void, message: String)] = [
+            (
+                "directory", { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) },
+                "talking-clock: The config file \(path) is a directory, not a file; move the directory away and write the config in a file of that name (see 'talking-clock config-example'), or point --config at a config file."
+            ),
+            (
+                "named pipe", { XCTAssertEqual(mkfifo(path, 0o600), 0) },
+                "talking-clock: The config file \(path) is a named pipe (FIFO), not a file, and reading it would wait for a writer forever; replace it with a regular file (see 'talking-clock config-example'), or point --config at a config file."
+            ),
+        ]
+        try FileManager.default.createDirectory(
+            at: configFile.deletingLastPathComponent(), withIntermediateDirectories: true)
+        for c in cases {
+            try? FileManager.default.removeItem(atPath: path)
+            try c.make()
+            for command in commands {
+                for extra in [[], ["--config", path]] {
+                    let r = try BinaryRunner.run(command + extra, environment: env, timeout: 20)
+                    let what = "\(c.kind), \((command + extra).prefix(1)) \(extra)"
+                    XCTAssertFalse(r.timedOut, "\(what): hung")
+                    XCTAssertEqual(r.status, ExitStatus.badInput.rawValue, "\(what): \(r.stderr)")
+                    XCTAssertEqual(r.stderr, c.message + "\n", what)
+                }
+            }
+        }
+
+        try FileManager.default.removeItem(atPath: path)
+        try writeConfig("device = \"null\"\n")
+        let d = try start(device: nil, clock: [], extra: ["--driver", "external"])
+        for c in cases {
+            try? FileManager.default.removeItem(atPath: path)
+            try c.make()
+            let reply: String
+            do { reply = try d.request("reload") } catch {
+                let writer = open(path, O_WRONLY | O_NONBLOCK)  // frees a daemon stuck on the pipe
+                if writer >= 0 { close(writer) }
+                throw error
+            }
+            XCTAssertEqual(
+                reply,
+                "error reload refused, the previous configuration and pack stay: "
+                    + c.message.dropFirst("talking-clock: ".count), c.kind)
+            XCTAssertTrue(try d.request("status").hasPrefix("ok driver external;"), c.kind)
+        }
+    }
+
+    /// state.json that is a named pipe used to hang the daemon's start with no output. It starts,
+    /// muted (a state it cannot read never unmutes the clock), says why with the path and the fix
+    /// in its log and `status`, and `unmute` replaces the pipe with a state file.
+    func testAStateFileThatIsANamedPipeStartsTheDaemonMutedWithTheFix() throws {
+        try writePack()
+        let state = dir.appendingPathComponent("state")
+        try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
+        let file = state.appendingPathComponent("state.json").path
+        XCTAssertEqual(mkfifo(file, 0o600), 0)
+        let d = try start(device: "null", clock: [], extra: ["--driver", "external"])
+        let status = try d.request("status")
+        XCTAssertTrue(
+            status.contains(
+                "mute muted; warning: The state file \(file) is a named pipe (FIFO), not a file, so talking-clock starts muted: it cannot tell whether you had muted it. Run 'talking-clock unmute' (or 'mute'): it replaces it with a state file."
+            ), status)
+        XCTAssertTrue(d.log.contains("<4>state file unreadable"), d.log)
+        XCTAssertEqual(try d.request("unmute"), "ok unmuted")
+        var st = stat()
+        XCTAssertEqual(lstat(file, &st), 0)
+        XCTAssertEqual(st.st_mode & S_IFMT, S_IFREG, "a state file now")
+        XCTAssertTrue(try String(contentsOfFile: file, encoding: .utf8).contains("\"unmuted\""))
+    }
+
     /// Mounts a tmpfs of `size` at `path` (root with CAP_SYS_ADMIN), or skips saying why.
     func mountTmpfs(_ path: String, size: String) throws {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
