@@ -460,7 +460,7 @@ final class FaultTests: XCTestCase {
             }
             XCTAssertEqual(
                 reply,
-                "error reload refused, the previous configuration and pack stay: "
+                "error usage: reload refused, the previous configuration and pack stay: "
                     + c.message.dropFirst("talking-clock: ".count), c.kind)
             XCTAssertTrue(try d.request("status").hasPrefix("ok driver external;"), c.kind)
         }
