@@ -44,9 +44,9 @@ public struct ZoneRules: Hashable, Sendable {
     }
 
     /// The local wall clock at `utcSeconds`.
-    public func localDateTime(at utcSeconds: Int) -> LocalDateTime {
+    public func wallClockTime(at utcSeconds: Int) -> WallClockTime {
         let t = clampInstant(utcSeconds)
-        return LocalDateTime(localSeconds: t + offset(at: t).utcOffset)
+        return WallClockTime(localSeconds: t + offset(at: t).utcOffset)
     }
 
     /// The first instant after `utcSeconds` at which the local time type (offset, DST flag or
@@ -74,7 +74,7 @@ public struct ZoneRules: Hashable, Sendable {
     }
 
     /// The UTC instants at which the local wall clock reads `local`.
-    public func instants(for local: LocalDateTime) -> LocalTimeResolution {
+    public func instants(for local: WallClockTime) -> LocalTimeResolution {
         instants(forLocalSeconds: local.localSeconds)
     }
 

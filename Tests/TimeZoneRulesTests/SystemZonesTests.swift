@@ -141,7 +141,7 @@ final class SystemZonesTests: XCTestCase {
                 }
                 if !ok {
                     mismatches.append(
-                        "\(zone.name) local \(LocalDateTime(localSeconds: l)): \(resolution), zoneinfo \(answer)")
+                        "\(zone.name) local \(WallClockTime(localSeconds: l)): \(resolution), zoneinfo \(answer)")
                 }
             }
         }
@@ -177,7 +177,7 @@ final class SystemZonesTests: XCTestCase {
         return try String(contentsOf: output, encoding: .utf8).split(separator: "\n")
     }
 
-    func utc(_ t: Int) -> String { "\(LocalDateTime(localSeconds: t)) UTC" }
+    func utc(_ t: Int) -> String { "\(WallClockTime(localSeconds: t)) UTC" }
 
     /// The database's own consistency, which `ZoneRules` relies on: RFC 8536 3.3 asks that the
     /// footer rule agree with the last transition, so taking it over changes nothing.

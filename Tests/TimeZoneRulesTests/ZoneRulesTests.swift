@@ -17,7 +17,7 @@ final class ZoneRulesTests: XCTestCase {
 
     /// Local wall clock readings to instants. Offsets as zoneinfo gives them (fold=0, fold=1).
     func testLocalTimeToInstants() throws {
-        let cases: [(why: String, zone: String, local: LocalDateTime, expected: Expected)] = [
+        let cases: [(why: String, zone: String, local: WallClockTime, expected: Expected)] = [
             (
                 "an ordinary summer noon", "Europe/Berlin", .init(year: 2024, month: 6, day: 1, hour: 12),
                 .unique(offset: 7200)
@@ -95,7 +95,7 @@ final class ZoneRulesTests: XCTestCase {
                     t.instant + before <= l && l < t.instant + after, "\(why): the jump at \(t.instant) skips it")
             }
             for t in got.instants {
-                XCTAssertEqual(rules.localDateTime(at: t), c.local, "\(why): round trip")
+                XCTAssertEqual(rules.wallClockTime(at: t), c.local, "\(why): round trip")
             }
         }
     }
@@ -116,7 +116,7 @@ final class ZoneRulesTests: XCTestCase {
     func testAYearOfQuarterHours() throws {
         let berlin = try systemZone("Europe/Berlin")
         for (year, dstDays) in [(2024, 210), (2090, 217)] {
-            let from = LocalDateTime(year: year, month: 1, day: 1).localSeconds - 3600
+            let from = WallClockTime(year: year, month: 1, day: 1).localSeconds - 3600
             let quarters = (0..<35_040).map { from + $0 * 900 }
             let clock = ContinuousClock()
             var dstQuarters = 0
@@ -125,7 +125,7 @@ final class ZoneRulesTests: XCTestCase {
             }
             var locals: [Int] = []
             let wallClock = clock.measure {
-                locals = quarters.map { berlin.localDateTime(at: $0).localSeconds }
+                locals = quarters.map { berlin.wallClockTime(at: $0).localSeconds }
             }
             var resolutions: [LocalTimeResolution] = []
             let backToUTC = clock.measure {
@@ -163,22 +163,22 @@ final class ZoneRulesTests: XCTestCase {
             try systemZone("Asia/Kolkata").nextTransition(after: 1_000_000_000), "India has not changed since 1945")
     }
 
-    func testLocalDateTime() {
-        XCTAssertEqual(LocalDateTime(localSeconds: 0), LocalDateTime(year: 1970, month: 1, day: 1))
-        XCTAssertEqual(LocalDateTime(localSeconds: 0).weekday, 4, "a Thursday")
-        XCTAssertEqual(LocalDateTime(year: 2024, month: 3, day: 31).weekday, 0, "a Sunday")
+    func testWallClockTime() {
+        XCTAssertEqual(WallClockTime(localSeconds: 0), WallClockTime(year: 1970, month: 1, day: 1))
+        XCTAssertEqual(WallClockTime(localSeconds: 0).weekday, 4, "a Thursday")
+        XCTAssertEqual(WallClockTime(year: 2024, month: 3, day: 31).weekday, 0, "a Sunday")
         XCTAssertEqual(
-            LocalDateTime(localSeconds: -1),
-            LocalDateTime(year: 1969, month: 12, day: 31, hour: 23, minute: 59, second: 59))
+            WallClockTime(localSeconds: -1),
+            WallClockTime(year: 1969, month: 12, day: 31, hour: 23, minute: 59, second: 59))
         XCTAssertEqual(
-            LocalDateTime(year: 2024, month: 2, day: 29, hour: 24).localSeconds,
-            LocalDateTime(year: 2024, month: 3, day: 1).localSeconds, "fields are normalised")
+            WallClockTime(year: 2024, month: 2, day: 29, hour: 24).localSeconds,
+            WallClockTime(year: 2024, month: 3, day: 1).localSeconds, "fields are normalised")
         XCTAssertEqual(
-            LocalDateTime(year: 2023, month: 13, day: 1).localSeconds,
-            LocalDateTime(year: 2024, month: 1, day: 1).localSeconds)
-        XCTAssertEqual("\(LocalDateTime(year: 2024, month: 3, day: 31, hour: 2, minute: 30))", "2024-03-31 02:30:00")
+            WallClockTime(year: 2023, month: 13, day: 1).localSeconds,
+            WallClockTime(year: 2024, month: 1, day: 1).localSeconds)
+        XCTAssertEqual("\(WallClockTime(year: 2024, month: 3, day: 31, hour: 2, minute: 30))", "2024-03-31 02:30:00")
         for t in stride(from: -100_000_000_000, to: 100_000_000_000, by: 9_876_543_211) {
-            XCTAssertEqual(LocalDateTime(localSeconds: t).localSeconds, t, "round trip at \(t)")
+            XCTAssertEqual(WallClockTime(localSeconds: t).localSeconds, t, "round trip at \(t)")
         }
     }
 

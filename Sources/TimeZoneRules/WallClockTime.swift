@@ -3,7 +3,7 @@
 ///
 /// Fields are not range-checked: `localSeconds` counts them the way `timegm` does, so
 /// `hour: 24` is midnight of the next day and `month: 13` is January of the next year.
-public struct LocalDateTime: Hashable, Sendable, CustomStringConvertible {
+public struct WallClockTime: Hashable, Sendable, CustomStringConvertible {
     public var year: Int
     /// 1…12.
     public var month: Int
