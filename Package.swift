@@ -50,6 +50,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // scripts/bench-phrases: a year of phrases per language against today's English.
+        .executableTarget(name: "phrase-bench", dependencies: ["PhraseGrammar", "TalkingClockCore"]),
         .target(name: "TestSupport", dependencies: ["TalkingClockCore", "Playback", "SoundPack"]),
 
         .testTarget(name: "TalkingClockCoreTests", dependencies: ["TalkingClockCore", "TestSupport"]),

@@ -16,17 +16,38 @@ enum Quantity: String, CaseIterable, Sendable {
     var isHour: Bool { self == .hour || self == .next || self == .hour24 || self == .next24 }
 }
 
+/// Words as clip ids, with their written text precomputed (display forms joined by spaces), so
+/// that phrasing a time never hashes a word.
+struct Form: Sendable {
+    var ids: [String]
+    var text: String
+
+    init(_ ids: [String], display: [String: String]) {
+        self.ids = ids
+        self.text = ids.map { display[$0] ?? $0 }.joined(separator: " ")
+    }
+}
+
 /// A table compiled to one lookup per number: the words for 0…60, and for noon and midnight when
 /// the table says them differently from 12.
-struct FormTable: Sendable {
-    var name: String
-    var values: [[String]?]
-    var noon: [String]?
-    var midnight: [String]?
+/// A class, like `CompiledPhrasing`: phrasing a time reads these without copying (and retaining)
+/// every field.
+final class FormTable: Sendable {
+    let name: String
+    let values: [Form?]
+    let noon: Form?
+    let midnight: Form?
+
+    init(name: String, values: [Form?], noon: Form?, midnight: Form?) {
+        self.name = name
+        self.values = values
+        self.noon = noon
+        self.midnight = midnight
+    }
 }
 
 enum Token: Sendable {
-    case words([String])
+    case words(Form)
     case form(Quantity, table: Int)
 }
 
@@ -44,18 +65,26 @@ struct CompiledRule: Sendable {
     }
 }
 
-struct CompiledPhrasing: Sendable {
-    var name: String
-    var twelveHour: Bool
-    var rules: [CompiledRule]
-    var options: [String]
-    var language: String
+final class CompiledPhrasing: Sendable {
+    let name: String
+    let twelveHour: Bool
+    let rules: [CompiledRule]
+    let options: [String]
+    let language: String
+
+    init(name: String, twelveHour: Bool, rules: [CompiledRule], options: [String], language: String) {
+        self.name = name
+        self.twelveHour = twelveHour
+        self.rules = rules
+        self.options = options
+        self.language = language
+    }
 
     /// Appends the words of the first rule that applies; returns its index.
     @discardableResult
     func say(
         hour: Int, minute: Int, options: Set<String>, tables: [FormTable], into words: inout [String],
-        trace: inout [NamedHour]?
+        text: inout String?, trace: inout [NamedHour]?
     ) throws(GrammarError) -> Int {
         guard let index = rules.firstIndex(where: { $0.applies(hour: hour, minute: minute, options: options) }) else {
             throw GrammarError(
@@ -63,8 +92,8 @@ struct CompiledPhrasing: Sendable {
         }
         for token in rules[index].tokens {
             switch token {
-            case .words(let w):
-                words += w
+            case .words(let form):
+                append(form, to: &words, text: &text)
             case .form(let quantity, let t):
                 let table = tables[t]
                 let value: Int
@@ -73,14 +102,18 @@ struct CompiledPhrasing: Sendable {
                 case .hour, .next:
                     hourOfDay = quantity == .hour ? hour : (hour + 1) % 24
                     value = twelveHour ? (hourOfDay % 12 == 0 ? 12 : hourOfDay % 12) : hourOfDay
-                case .hour24: hourOfDay = hour; value = hour
-                case .next24: hourOfDay = (hour + 1) % 24; value = hourOfDay
+                case .hour24:
+                    hourOfDay = hour
+                    value = hour
+                case .next24:
+                    hourOfDay = (hour + 1) % 24
+                    value = hourOfDay
                 case .minute: value = minute
                 case .toHour: value = 60 - minute
                 case .toHalf: value = 30 - minute
                 case .pastHalf: value = minute - 30
                 }
-                var form: [String]?
+                var form: Form?
                 if twelveHour && quantity.isClockHour && hourOfDay % 12 == 0 {
                     form = hourOfDay == 0 ? table.midnight : table.noon
                 } else if value >= 0 && value < table.values.count {
@@ -92,11 +125,21 @@ struct CompiledPhrasing: Sendable {
                         "\(language) \(name) at \(clock(hour * 60 + minute)): table \"\(table.name)\" has no form for "
                             + "\(quantity.rawValue) = \(value) (rule \"\(rules[index].source)\").")
                 }
-                words += form
-                if quantity.isHour, trace != nil { trace!.append(NamedHour(quantity: quantity, value: value, hourOfDay: hourOfDay)) }
+                append(form, to: &words, text: &text)
+                if quantity.isHour, trace != nil {
+                    trace!.append(NamedHour(quantity: quantity, value: value, hourOfDay: hourOfDay))
+                }
             }
         }
         return index
+    }
+}
+
+@inline(__always) func append(_ form: Form, to words: inout [String], text: inout String?) {
+    words.append(contentsOf: form.ids)
+    if text != nil, !form.text.isEmpty {
+        if !text!.isEmpty { text!.append(" ") }
+        text!.append(form.text)
     }
 }
 
@@ -131,9 +174,9 @@ struct Compiler {
                 } else if word.contains("{") || word.contains("}") {
                     throw fail("phrasing \(p.name): \"\(word)\" has a brace but is not {quantity.table}")
                 } else if case .words(let w)? = tokens.last {
-                    tokens[tokens.count - 1] = .words(w + [String(word)])
+                    tokens[tokens.count - 1] = .words(Form(w.ids + [String(word)], display: file.display))
                 } else {
-                    tokens.append(.words([String(word)]))
+                    tokens.append(.words(Form([String(word)], display: file.display)))
                 }
             }
             rules.append(
@@ -150,18 +193,22 @@ struct Compiler {
     mutating func table(_ name: String, usedBy phrasing: String) throws(GrammarError) -> Int {
         if let i = tableIndex[name] { return i }
         guard file.tables[name] != nil else {
-            throw fail("phrasing \(phrasing) names table \"\(name)\", which the file does not define (tables: \(file.tables.keys.sorted().joined(separator: ", ")))")
+            throw fail(
+                "phrasing \(phrasing) names table \"\(name)\", which the file does not define (tables: \(file.tables.keys.sorted().joined(separator: ", ")))"
+            )
         }
-        var values: [[String]?] = []
-        for n in 0...60 { values.append(try resolve(name, n, special: nil, seen: [])) }
+        var values: [Form?] = []
+        for n in 0...60 { values.append(try resolve(name, n, special: nil, seen: []).map(form)) }
         let table = FormTable(
             name: name, values: values,
-            noon: try resolve(name, 12, special: "noon", seen: []),
-            midnight: try resolve(name, 12, special: "midnight", seen: []))
+            noon: try resolve(name, 12, special: "noon", seen: []).map(form),
+            midnight: try resolve(name, 12, special: "midnight", seen: []).map(form))
         compiledTables.append(table)
         tableIndex[name] = compiledTables.count - 1
         return compiledTables.count - 1
     }
+
+    func form(_ ids: [String]) -> Form { Form(ids, display: file.display) }
 
     /// The words a table gives `n`: its own noon/midnight form, else the narrowest number set
     /// holding `n`, else the form of `n`'s class, else "*", else the same question to its "else" table.
@@ -175,13 +222,19 @@ struct Compiler {
         var classes: [GrammarFile.ClassRule]?
         if let by = table.by {
             guard let c = file.classes[by] else {
-                throw fail("table \(name) is by \"\(by)\", which is not in \"classes\" (\(file.classes.keys.sorted().joined(separator: ", ")))")
+                throw fail(
+                    "table \(name) is by \"\(by)\", which is not in \"classes\" (\(file.classes.keys.sorted().joined(separator: ", ")))"
+                )
             }
             classes = c
         }
         let classNames = Set(classes?.map(\.name) ?? [])
-        if let bad = table.named.keys.sorted().first(where: { !["noon", "midnight", "*"].contains($0) && !classNames.contains($0) }) {
-            let why = table.by == nil ? "a table without \"by\" has number keys, noon, midnight and *" : "not a class of \(table.by!)"
+        if let bad = table.named.keys.sorted().first(where: {
+            !["noon", "midnight", "*"].contains($0) && !classNames.contains($0)
+        }) {
+            let why =
+                table.by == nil
+                ? "a table without \"by\" has number keys, noon, midnight and *" : "not a class of \(table.by!)"
             throw fail("table \(name) has key \"\(bad)\" (\(why))")
         }
         if let special, let words = table.named[special] { return words }
@@ -189,7 +242,8 @@ struct Compiler {
         let narrowest = matches.map(\.set.count).min()
         let best = matches.filter { $0.set.count == narrowest }
         if best.count > 1 {
-            throw fail("table \(name): keys \"\(best[0].key)\" and \"\(best[1].key)\" both give \(n); make one narrower")
+            throw fail(
+                "table \(name): keys \"\(best[0].key)\" and \"\(best[1].key)\" both give \(n); make one narrower")
         }
         if let only = best.first { return only.words }
         if let classes, let cls = classes.first(where: { $0.matches(n) }), let words = table.named[cls.name] {

@@ -33,7 +33,7 @@ public struct Grammar: Sendable {
     /// Names of the optional lead-ins ("its"), sorted.
     public let leadIns: [String]
 
-    let leadInWords: [String: [String]]
+    let leadInForms: [String: Form]
     let display: [String: String]
     let compiled: [CompiledPhrasing]
     let tables: [FormTable]
@@ -51,12 +51,15 @@ public struct Grammar: Sendable {
         var chain = [file.tag]
         while let baseTag = file.base {
             guard chain.count < 8, !chain.contains(baseTag) else {
-                throw GrammarError(.badFile, "Language file \(origin): its bases form a loop (\(chain.joined(separator: " → ")) → \(baseTag)).")
+                throw GrammarError(
+                    .badFile,
+                    "Language file \(origin): its bases form a loop (\(chain.joined(separator: " → ")) → \(baseTag)).")
             }
             guard let data = base(baseTag) else {
                 throw GrammarError(
                     .unknown,
-                    "Language file \(origin) is based on \"\(baseTag)\", which is not a known language (known: \(Languages.shipped.joined(separator: ", "))).")
+                    "Language file \(origin) is based on \"\(baseTag)\", which is not a known language (known: \(Languages.shipped.joined(separator: ", ")))."
+                )
             }
             chain.append(baseTag)
             var parent = try GrammarFile.parse(data, origin: "\(baseTag) (base of \(origin))")
@@ -79,10 +82,12 @@ public struct Grammar: Sendable {
         defaultPhrasing = file.defaultPhrasing ?? phrasings[0]
         guard phrasings.contains(defaultPhrasing) else {
             throw GrammarError(
-                .badFile, "Language file \(origin): the default phrasing \"\(defaultPhrasing)\" is not one of its phrasings (\(phrasings.joined(separator: ", "))).")
+                .badFile,
+                "Language file \(origin): the default phrasing \"\(defaultPhrasing)\" is not one of its phrasings (\(phrasings.joined(separator: ", ")))."
+            )
         }
         leadIns = file.leadIns.keys.sorted()
-        leadInWords = file.leadIns
+        leadInForms = file.leadIns.mapValues { Form($0, display: file.display) }
         display = file.display
         compiled = try file.phrasings.map { (p) throws(GrammarError) in try compiler.phrasing(p) }
         tables = compiler.compiledTables
@@ -97,16 +102,34 @@ public struct Grammar: Sendable {
     public func words(
         hour: Int, minute: Int, phrasing: String? = nil, leadIn: String? = nil, options: Set<String> = []
     ) throws(GrammarError) -> [String] {
+        var text: String? = nil
+        return try say(hour: hour, minute: minute, phrasing: phrasing, leadIn: leadIn, options: options, text: &text)
+    }
+
+    /// The phrase for `hour:minute`: words and written text (see `words(hour:minute:…)`).
+    public func phrase(
+        hour: Int, minute: Int, phrasing: String? = nil, leadIn: String? = nil, options: Set<String> = []
+    ) throws(GrammarError) -> TimePhrase {
+        var text: String? = ""
+        let words = try say(
+            hour: hour, minute: minute, phrasing: phrasing, leadIn: leadIn, options: options, text: &text)
+        return TimePhrase(words: words, text: text!)
+    }
+
+    func say(
+        hour: Int, minute: Int, phrasing: String?, leadIn: String?, options: Set<String>, text: inout String?
+    ) throws(GrammarError) -> [String] {
         precondition((0..<24).contains(hour) && (0..<60).contains(minute), "invalid time \(hour):\(minute)")
         let p = try self.phrasing(phrasing)
         var words: [String] = []
         words.reserveCapacity(8)
+        text?.reserveCapacity(48)
         if let leadIn {
-            guard let lead = leadInWords[leadIn] else {
+            guard let lead = leadInForms[leadIn] else {
                 let known = leadIns.isEmpty ? "it has none" : "it has: \(leadIns.joined(separator: ", "))"
                 throw GrammarError(.unknown, "Language \(tag) has no lead-in \"\(leadIn)\" (\(known)).")
             }
-            words += lead
+            append(lead, to: &words, text: &text)
         }
         if !options.isEmpty {
             let known = p.options
@@ -116,16 +139,9 @@ public struct Grammar: Sendable {
             }
         }
         var trace: [NamedHour]? = nil
-        try p.say(hour: hour, minute: minute, options: options, tables: tables, into: &words, trace: &trace)
+        try p.say(
+            hour: hour, minute: minute, options: options, tables: tables, into: &words, text: &text, trace: &trace)
         return words
-    }
-
-    /// The phrase for `hour:minute`: words and written text (see `words(hour:minute:…)`).
-    public func phrase(
-        hour: Int, minute: Int, phrasing: String? = nil, leadIn: String? = nil, options: Set<String> = []
-    ) throws(GrammarError) -> TimePhrase {
-        let words = try words(hour: hour, minute: minute, phrasing: phrasing, leadIn: leadIn, options: options)
-        return TimePhrase(words: words, text: text(of: words))
     }
 
     /// The words written as a native speaker writes them: each word in its display form
@@ -151,7 +167,10 @@ public struct Grammar: Sendable {
             for m in 0..<1440 {
                 var w: [String] = []
                 var trace: [NamedHour]? = nil
-                try p.say(hour: m / 60, minute: m % 60, options: options, tables: tables, into: &w, trace: &trace)
+                var noText: String? = nil
+                try p.say(
+                    hour: m / 60, minute: m % 60, options: options, tables: tables, into: &w, text: &noText,
+                    trace: &trace)
                 words.formUnion(w)
             }
         }
@@ -168,9 +187,11 @@ public struct Grammar: Sendable {
                 for m in 0..<1440 {
                     var w: [String] = []
                     var trace: [NamedHour]? = nil
+                    var noText: String? = nil
                     do throws(GrammarError) {
                         let rule = try p.say(
-                            hour: m / 60, minute: m % 60, options: options, tables: tables, into: &w, trace: &trace)
+                            hour: m / 60, minute: m % 60, options: options, tables: tables, into: &w, text: &noText,
+                            trace: &trace)
                         used[rule] = true
                         if w.isEmpty { problems.append("\(tag) \(p.name) \(clock(m)): the rule says nothing") }
                     } catch {
@@ -192,7 +213,9 @@ public struct Grammar: Sendable {
         let p = try self.phrasing(phrasing)
         var words: [String] = []
         var hours: [NamedHour]? = []
-        let rule = try p.say(hour: hour, minute: minute, options: options, tables: tables, into: &words, trace: &hours)
+        var noText: String? = nil
+        let rule = try p.say(
+            hour: hour, minute: minute, options: options, tables: tables, into: &words, text: &noText, trace: &hours)
         return (rule, words, hours ?? [])
     }
 
@@ -205,7 +228,8 @@ public struct Grammar: Sendable {
 }
 
 func clock(_ minuteOfDay: Int) -> String {
-    let h = minuteOfDay / 60, m = minuteOfDay % 60
+    let h = minuteOfDay / 60
+    let m = minuteOfDay % 60
     return (h < 10 ? "0" : "") + "\(h):" + (m < 10 ? "0" : "") + "\(m)"
 }
 

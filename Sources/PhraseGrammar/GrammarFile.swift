@@ -94,7 +94,8 @@ private struct Reader {
 
     func fail(_ what: String) -> GrammarError {
         let at = path.isEmpty ? "" : " at \(path.joined(separator: "."))"
-        return GrammarError(.badFile, "Language file \(origin)\(at): \(what) (see Sources/PhraseGrammar/Languages/README.md).")
+        return GrammarError(
+            .badFile, "Language file \(origin)\(at): \(what) (see Sources/PhraseGrammar/Languages/README.md).")
     }
 
     func object(_ value: Any, allowed: Set<String>) throws(GrammarError) -> [String: Any] {
@@ -112,7 +113,8 @@ private struct Reader {
 
     mutating func file(_ value: Any) throws(GrammarError) -> GrammarFile {
         let keys: Set = [
-            "tag", "name", "base", "default", "sources", "notes", "leadIns", "display", "classes", "tables", "phrasings",
+            "tag", "name", "base", "default", "sources", "notes", "leadIns", "display", "classes", "tables",
+            "phrasings",
         ]
         let dict = try object(value, allowed: keys)
         let tag = try string(dict["tag"], "tag")
@@ -182,7 +184,9 @@ private struct Reader {
             text = try string(value, key)
         }
         guard let set = NumberSet(text, range: range) else {
-            throw fail("\"\(key)\": \"\(text)\" is not a list of numbers and ranges within \(range) (e.g. \"0\", \"1-14\", \"5,10,20\")")
+            throw fail(
+                "\"\(key)\": \"\(text)\" is not a list of numbers and ranges within \(range) (e.g. \"0\", \"1-14\", \"5,10,20\")"
+            )
         }
         return set
     }
@@ -237,7 +241,9 @@ private struct Reader {
         guard let clock = dict["clock"] as? Int, clock == 12 || clock == 24 else {
             throw fail("\"clock\" must be 12 or 24")
         }
-        guard let list = dict["rules"] as? [Any], !list.isEmpty else { throw fail("\"rules\" must be a non-empty list") }
+        guard let list = dict["rules"] as? [Any], !list.isEmpty else {
+            throw fail("\"rules\" must be a non-empty list")
+        }
         var rules: [GrammarFile.Rule] = []
         for (i, item) in list.enumerated() {
             path.append("rules.\(i)")
@@ -263,7 +269,8 @@ struct NumberSet: Equatable {
         members = Array(repeating: false, count: range.upperBound + 1)
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
         for part in parts {
-            let bounds = part.trimmingCharacters(in: .whitespaces).split(separator: "-", omittingEmptySubsequences: false)
+            let bounds = part.trimmingCharacters(in: .whitespaces).split(
+                separator: "-", omittingEmptySubsequences: false)
             guard (1...2).contains(bounds.count), let lo = Int(bounds[0]), let hi = Int(bounds.last!),
                 range.contains(lo), range.contains(hi), lo <= hi
             else { return nil }

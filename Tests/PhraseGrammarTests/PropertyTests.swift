@@ -18,7 +18,8 @@ final class PhraseGrammarPropertyTests: XCTestCase {
                     XCTAssertFalse(phrase.words.contains(""), "\(tag) \(phrasing): an empty clip id")
                     // A 24-hour phrasing tells every minute apart; a 12-hour one every minute of half a day.
                     if let other = minuteOf[phrase.text] {
-                        XCTAssertEqual(other % period, m % period, "\(tag) \(phrasing): '\(phrase.text)' says two times")
+                        XCTAssertEqual(
+                            other % period, m % period, "\(tag) \(phrasing): '\(phrase.text)' says two times")
                     }
                     minuteOf[phrase.text] = m
                 }
@@ -54,7 +55,8 @@ final class PhraseGrammarPropertyTests: XCTestCase {
         for (style, phrasing, leadIn, options) in cases {
             for m in 0..<1440 {
                 let old = Phrase.forTime(hour: m / 60, minute: m % 60, style: style)
-                let new = try grammar.phrase(hour: m / 60, minute: m % 60, phrasing: phrasing, leadIn: leadIn, options: options)
+                let new = try grammar.phrase(
+                    hour: m / 60, minute: m % 60, phrasing: phrasing, leadIn: leadIn, options: options)
                 XCTAssertEqual(new.words, old.words, "\(phrasing) \(m / 60):\(m % 60)")
                 XCTAssertEqual(new.text, old.text, "\(phrasing) \(m / 60):\(m % 60)")
             }
@@ -70,8 +72,11 @@ final class PhraseGrammarPropertyTests: XCTestCase {
             for m in 0..<1440 {
                 let (_, words, hours) = try grammar.explain(hour: m / 60, minute: m % 60, phrasing: "casual")
                 for named in hours {
-                    XCTAssertTrue(named.quantity == .hour || named.quantity == .next, "\(tag) \(m): names \(named.quantity)")
-                    XCTAssertTrue((1...12).contains(named.value), "\(tag) casual \(m / 60):\(m % 60) names hour \(named.value): \(words)")
+                    XCTAssertTrue(
+                        named.quantity == .hour || named.quantity == .next, "\(tag) \(m): names \(named.quantity)")
+                    XCTAssertTrue(
+                        (1...12).contains(named.value),
+                        "\(tag) casual \(m / 60):\(m % 60) names hour \(named.value): \(words)")
                 }
             }
         }
@@ -100,14 +105,14 @@ final class PhraseGrammarPropertyTests: XCTestCase {
                 for h in 0..<24 {
                     for m in 0..<60 {
                         let (_, words, hours) = try grammar.explain(hour: h, minute: m, phrasing: phrasing)
-                        let where_ = "\(tag) \(phrasing) \(h):\(m) \(words)"
+                        let context = "\(tag) \(phrasing) \(h):\(m) \(words)"
                         let named = hours.filter { $0.quantity != .hour24 && $0.quantity != .next24 }
-                        if m != 0 { XCTAssertFalse(named.isEmpty, "\(where_): names no hour") }
+                        if m != 0 { XCTAssertFalse(named.isEmpty, "\(context): names no hour") }
                         for hour in named {
                             if range.contains(m) {
-                                XCTAssertEqual(hour.hourOfDay, (h + 1) % 24, "\(where_): should name the next hour")
+                                XCTAssertEqual(hour.hourOfDay, (h + 1) % 24, "\(context): should name the next hour")
                             } else {
-                                XCTAssertEqual(hour.hourOfDay, h, "\(where_): should name this hour")
+                                XCTAssertEqual(hour.hourOfDay, h, "\(context): should name this hour")
                             }
                         }
                     }
