@@ -78,7 +78,7 @@ public final class ClockDaemon {
         var deviceEventsOn = false
     }
 
-    private let options: DaemonOptions
+    private var options: DaemonOptions
     private var logger = Logger(label: "talking-clock")
     private let loop: EventLoop
     /// nil: the state lives in memory only (see `DaemonOptions.stateDirectory`).
@@ -229,6 +229,8 @@ public final class ClockDaemon {
         // A log reader that goes away (`run … | head`) must never stop the clock: writes to a
         // closed pipe fail with EPIPE instead of killing the process.
         signal(SIGPIPE, SIG_IGN)
+        // --fake-clock T means T when the daemon is ready, not when the process started.
+        options.clock = options.clock.startingNow()
         do {
             try loop.watch(boundaryTimer.fd, events: UInt32(EPOLLIN.rawValue)) { [unowned self] _ in self.boundaryTimerFired() }
             try loop.watch(playbackTimer.fd, events: UInt32(EPOLLIN.rawValue)) { [unowned self] _ in

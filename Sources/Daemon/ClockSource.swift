@@ -6,7 +6,7 @@ public struct ClockSource: Sendable {
     public let offset: Double
     public let fakeStart: Double?
     public let rate: Double
-    private let monotonicStart: Double
+    private var monotonicStart: Double
 
     public init(offset: Double = 0, fakeStart: Double? = nil, rate: Double = 1) {
         self.offset = offset
@@ -16,6 +16,15 @@ public struct ClockSource: Sendable {
     }
 
     public var isReal: Bool { fakeStart == nil && offset == 0 }
+
+    /// A simulated clock that reads `fakeStart` now rather than when it was made: the daemon
+    /// starts its simulated time once it is ready, so a slow start (a large pack decoded on a
+    /// busy machine) does not use up simulated time before anything can be spoken.
+    public func startingNow() -> ClockSource {
+        var copy = self
+        copy.monotonicStart = WallClock.monotonic()
+        return copy
+    }
     /// Whether boundaries can be waited for with an absolute CLOCK_REALTIME timer (so clock steps
     /// re-arm at once). A simulated clock uses monotonic waits instead.
     public var followsWallClock: Bool { fakeStart == nil }

@@ -16,7 +16,7 @@ struct DaemonArguments: ParsableArguments {
     @Option(parsing: .unconditional, help: "Shift the wall clock by this many seconds, negative for earlier (tests and demos: make a boundary come soon).")
     var clockOffset: Double = 0
 
-    @Option(help: "Simulate the clock from this instant (RFC 3339 or local time in --tz).")
+    @Option(help: "Simulate the clock from this instant (RFC 3339 or local time in --tz), counted from when the daemon is ready.")
     var fakeClock: String?
 
     @Option(parsing: .unconditional, help: "With --fake-clock: how many times faster than real time the simulated clock runs.")

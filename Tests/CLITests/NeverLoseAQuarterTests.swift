@@ -92,7 +92,7 @@ final class NeverLoseAQuarterTests: XCTestCase {
         let d = try start(fakeClock: "2026-07-01T10:14:57Z", device: "pulse", environment: env)
         let deadline = Date().addingTimeInterval(20)
         while !(try d.request("status json")).contains(#""playing":true"#) {
-            XCTAssertLessThan(Date(), deadline, d.log)
+            guard Date() < deadline else { return XCTFail("it never played: \(d.log)") }
             usleep(5_000)
         }
         let reply = try d.request("say")
@@ -337,29 +337,41 @@ final class NeverLoseAQuarterTests: XCTestCase {
 
     // MARK: - 7. A reload never makes playback wait
 
-    /// A pack of 6,000 clips takes the reload a while to decode. Sent while an announcement
-    /// plays, the reload runs beside it: the loop keeps answering (a `status` sent right after
-    /// the `reload` is answered before the reload is), and the announcement is spoken in full.
+    /// A pack of 6,000 clips takes a reload a while to decode. Five reloads (as five SIGHUPs) sent
+    /// while an announcement plays run beside it: the loop keeps answering (a `status` sent right
+    /// after them is answered before they are), and the capture of the sink shows the
+    /// announcement as one unbroken sound (it used to have a dropout mid-word).
     func testAReloadDecodesOffTheLoop() throws {
         let env = try privatePulse()
         let extra = (0..<6000).map { "extra-\($0)" }
         try writePack(ids: FixturePack.fullVocabulary + extra, seconds: { $0 == "fifteen" ? 3 : 0.05 })
+        let capture = try AudioHarness.startCapture(to: dir.appendingPathComponent("cap.wav"), environment: env)
         let d = try start(fakeClock: "2026-07-01T10:14:58Z", device: "pulse", environment: env)
-        XCTAssertTrue(d.waitForLog("<6>started", timeout: 10), d.log)
         // While "fifteen" (3 s) plays:
         let deadline = Date().addingTimeInterval(20)
         while !(try d.request("status json")).contains(#""playing":true"#) {
-            XCTAssertLessThan(Date(), deadline, d.log)
+            guard Date() < deadline else { return XCTFail("it never played: \(d.log)") }
             usleep(5_000)
         }
-        let reloader = try SocketClient.connect(d.socket, receiveTimeout: 60)
-        defer { Glibc.close(reloader) }
-        XCTAssertEqual(SocketClient.send(reloader, Array("reload\n".utf8)), 7)
+        usleep(1_500_000)  // into the boundary's words, "fifteen" under way
+        var reloaders: [Int32] = []
+        for _ in 0..<5 {
+            let fd = try SocketClient.connect(d.socket, receiveTimeout: 60)
+            XCTAssertEqual(SocketClient.send(fd, Array("reload\n".utf8)), 7)
+            reloaders.append(fd)
+        }
+        defer { for fd in reloaders { Glibc.close(fd) } }
         XCTAssertTrue(try d.request("status").hasPrefix("ok driver timer"))
-        // Had the loop decoded the pack itself, the reload's reply would be there before status's.
-        var pfd = pollfd(fd: reloader, events: Int16(POLLIN), revents: 0)
+        // Had the loop decoded the pack itself, a reload's reply would be there before status's.
+        var pfd = pollfd(fd: reloaders[0], events: Int16(POLLIN), revents: 0)
         XCTAssertEqual(poll(&pfd, 1, 0), 0, "the reload was answered before a status sent after it: it ran on the loop")
-        XCTAssertEqual(SocketClient.receive(reloader), "ok reloaded\n")
+        for fd in reloaders { XCTAssertEqual(SocketClient.receive(fd), "ok reloaded\n") }
         XCTAssertTrue(d.waitForLog("<6>spoke boundary=2026-07-01T10:15:00+00:00", timeout: 20), d.log)
+        capture.stop()
+        let gaps = try AudioHarness.analyze("gaps", capture.output, ["--min-gap-ms", "5"])
+        let segments = try XCTUnwrap(gaps["segments"] as? [[String: Any]], "\(gaps)")
+        XCTAssertEqual(segments.count, 1, "the announcement is one unbroken sound: \(gaps)")
+        let length = segments.first?["duration_ms"] as? Double ?? 0
+        XCTAssertEqual(length, 3100, accuracy: 15, "0.05 + 3 + 0.05 s: \(gaps)")
     }
 }
