@@ -111,9 +111,14 @@ public struct MQTTError: Error, Equatable, Sendable, CustomStringConvertible {
         let e = errno
         let reason =
             code == Mosquitto.errErrno ? String(cString: Glibc.strerror(e)) + " (errno \(e))" : Mosquitto.strerror(code)
-        return MQTTError(kind: .library(call: call, code: code, errno: code == Mosquitto.errErrno ? e : 0), reason: reason, broker: broker)
+        return MQTTError(
+            kind: .library(call: call, code: code, errno: code == Mosquitto.errErrno ? e : 0), reason: trimmed(reason),
+            broker: broker)
     }
 }
+
+/// libmosquitto's texts end in a full stop; ours continue the sentence.
+func trimmed(_ text: String) -> String { text.hasSuffix(".") ? String(text.dropLast()) : text }
 
 /// Where the client stands; reported through `MQTTClient.onState` on every change.
 public enum MQTTState: Equatable, Sendable {
@@ -334,7 +339,7 @@ public final class MQTTClient {
         if Mosquitto.socket(mosq) >= 0 { _ = Mosquitto.disconnect(mosq) }
         if let code = refusal {
             refusal = nil
-            fail(MQTTError(kind: .refused(code: code), reason: Mosquitto.connackString(code), broker: options.brokerName))
+            fail(MQTTError(kind: .refused(code: code), reason: trimmed(Mosquitto.connackString(code)), broker: options.brokerName))
         } else {
             let code = rc == Mosquitto.success ? Int32(MOSQ_ERR_CONN_LOST.rawValue) : rc
             fail(MQTTError.library(call, code, broker: options.brokerName))
@@ -349,8 +354,9 @@ public final class MQTTClient {
         setState(.waiting(error: error, retryIn: delay))
     }
 
+    /// Reports every change, and every failed attempt (two in a row may look alike).
     private func setState(_ s: MQTTState) {
-        guard s != state else { return }
+        if case .waiting = s {} else { guard s != state else { return } }
         state = s
         onState?(s)
     }
