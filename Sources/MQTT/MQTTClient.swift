@@ -48,7 +48,8 @@ public struct MQTTOptions: Sendable {
     public var backoffMax: Double = 60
 
     public init(
-        host: String, port: Int, clientID: String, keepalive: Int = 300, username: String? = nil, password: String? = nil,
+        host: String, port: Int, clientID: String, keepalive: Int = 300, username: String? = nil,
+        password: String? = nil,
         caFile: String? = nil, will: MQTTMessage? = nil
     ) {
         self.host = host
@@ -90,14 +91,17 @@ public struct MQTTError: Error, Equatable, Sendable, CustomStringConvertible {
                 : "check the broker's listener and the client id"
             return "The MQTT broker \(broker) refused the connection: \(reason) (CONNACK \(code)); \(fix)."
         case .timedOut:
-            return "The MQTT broker \(broker) accepted the connection but did not answer it in time; check that it is an MQTT listener and not overloaded."
+            return
+                "The MQTT broker \(broker) accepted the connection but did not answer it in time; check that it is an MQTT listener and not overloaded."
         case .library(let call, let code, _):
             let fix: String
             switch Int(code) {
             case Int(MOSQ_ERR_TLS.rawValue):
-                fix = "check that the broker speaks TLS there and that its certificate is signed by the ca-file and names the host"
+                fix =
+                    "check that the broker speaks TLS there and that its certificate is signed by the ca-file and names the host"
             case Int(MOSQ_ERR_ERRNO.rawValue), Int(MOSQ_ERR_NO_CONN.rawValue), Int(MOSQ_ERR_CONN_LOST.rawValue):
-                fix = "check that the broker runs and listens on that host and port; the clock keeps speaking and reconnects"
+                fix =
+                    "check that the broker runs and listens on that host and port; the clock keeps speaking and reconnects"
             case Int(MOSQ_ERR_INVAL.rawValue):
                 fix = "check the broker address, topic and file names in the configuration"
             default:
@@ -162,7 +166,10 @@ public final class MQTTClient {
     public var onConnect: (() -> Void)?
     public var onMessage: ((MQTTMessage) -> Void)?
     public var onWatch: ((_ old: MQTTWatch, _ new: MQTTWatch) -> Void)? {
-        didSet { reported = .none; sync() }
+        didSet {
+            reported = .none
+            sync()
+        }
     }
 
     public private(set) var state: MQTTState = .idle
@@ -201,10 +208,13 @@ public final class MQTTClient {
         if let will = options.will {
             try check(
                 "mosquitto_will_set",
-                Mosquitto.willSet(m, topic: will.topic, payload: will.payload, qos: Int32(will.qos), retain: will.retained))
+                Mosquitto.willSet(
+                    m, topic: will.topic, payload: will.payload, qos: Int32(will.qos), retain: will.retained))
         }
         if let user = options.username {
-            try check("mosquitto_username_pw_set", Mosquitto.usernamePasswordSet(m, username: user, password: options.password))
+            try check(
+                "mosquitto_username_pw_set",
+                Mosquitto.usernamePasswordSet(m, username: user, password: options.password))
         }
         if let ca = options.caFile { try check("mosquitto_tls_set", Mosquitto.tlsSet(m, caFile: ca)) }
         Mosquitto.connectCallbackSet(m) { _, obj, rc in
@@ -311,7 +321,8 @@ public final class MQTTClient {
         let rc =
             tried
             ? Mosquitto.reconnectAsync(mosq)
-            : Mosquitto.connectAsync(mosq, host: options.host, port: Int32(options.port), keepalive: Int32(options.keepalive))
+            : Mosquitto.connectAsync(
+                mosq, host: options.host, port: Int32(options.port), keepalive: Int32(options.keepalive))
         tried = true
         if rc != Mosquitto.success {
             fail(MQTTError.library(call, rc, broker: options.brokerName))
@@ -339,7 +350,10 @@ public final class MQTTClient {
         if Mosquitto.socket(mosq) >= 0 { _ = Mosquitto.disconnect(mosq) }
         if let code = refusal {
             refusal = nil
-            fail(MQTTError(kind: .refused(code: code), reason: trimmed(Mosquitto.connackString(code)), broker: options.brokerName))
+            fail(
+                MQTTError(
+                    kind: .refused(code: code), reason: trimmed(Mosquitto.connackString(code)),
+                    broker: options.brokerName))
         } else {
             let code = rc == Mosquitto.success ? Int32(MOSQ_ERR_CONN_LOST.rawValue) : rc
             fail(MQTTError.library(call, code, broker: options.brokerName))

@@ -67,7 +67,9 @@ enum Mosquitto {
     }
 
     /// `mosquitto_subscribe`.
-    static func subscribe(_ m: Handle, pattern: String, qos: Int32) -> Int32 { mosquitto_subscribe(m, nil, pattern, qos) }
+    static func subscribe(_ m: Handle, pattern: String, qos: Int32) -> Int32 {
+        mosquitto_subscribe(m, nil, pattern, qos)
+    }
 
     /// `mosquitto_strerror`: the text for a `MOSQ_ERR_*` code.
     static func strerror(_ code: Int32) -> String { String(cString: mosquitto_strerror(code)) }
@@ -88,7 +90,9 @@ enum Mosquitto {
     /// `mosquitto_message_callback_set`.
     static func messageCallbackSet(
         _ m: Handle,
-        _ cb: @escaping @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, UnsafePointer<mosquitto_message>?) -> Void
+        _ cb:
+            @escaping @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, UnsafePointer<mosquitto_message>?) ->
+            Void
     ) { mosquitto_message_callback_set(m, cb) }
 
     static let success = Int32(MOSQ_ERR_SUCCESS.rawValue)

@@ -3,7 +3,8 @@
 //              [--user U --password-file F] [--ca-file F] [--seconds S]
 // Publishes "online" (retained) to --online on every connect and registers --will with "offline"
 // (retained) as Last Will. Prints one line per state change ("state connected", ...) and flushes.
-// With --seconds, runs that long after the first connect, then prints "wakeups N" and exits.
+// With --seconds, runs that long after the first connect, then prints "wakeups N" (event-loop
+// wake-ups for MQTT since that connect) and exits.
 import CLinux
 import Daemon
 import Foundation
@@ -23,7 +24,9 @@ guard let port = value("--port").flatMap(Int.init), let id = value("--id") else 
     say("usage: mqtt-probe --port P --id ID [--keepalive S] [--will T] [--online T] [--seconds S]")
     exit(64)
 }
-var options = MQTTOptions(host: value("--host") ?? "127.0.0.1", port: port, clientID: id, keepalive: value("--keepalive").flatMap(Int.init) ?? 300)
+var options = MQTTOptions(
+    host: value("--host") ?? "127.0.0.1", port: port, clientID: id,
+    keepalive: value("--keepalive").flatMap(Int.init) ?? 300)
 options.caFile = value("--ca-file")
 options.username = value("--user")
 if let f = value("--password-file"), let text = try? String(contentsOfFile: f, encoding: .utf8) {
@@ -37,10 +40,11 @@ do {
     let client = try MQTTClient(options)
     let source = try MQTTEventSource(client: client, loop: loop)
     let seconds = value("--seconds").flatMap(Double.init)
+    var atConnect = 0
     let stopTimer = try TimerFD(realtime: false)
     try loop.watch(stopTimer.fd, events: UInt32(EPOLLIN.rawValue)) { _ in
         _ = stopTimer.read()
-        say("wakeups \(source.wakeups)")
+        say("wakeups \(source.wakeups - atConnect)")
         loop.stop()
     }
     var armed = false
@@ -54,6 +58,7 @@ do {
         if let online { try? client.publish(MQTTMessage(topic: online, text: "online", qos: 1, retained: true)) }
         if let seconds, !armed {
             armed = true
+            atConnect = source.wakeups
             stopTimer.arm(after: seconds)
         }
     }

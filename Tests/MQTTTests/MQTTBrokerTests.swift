@@ -34,11 +34,13 @@ final class MQTTBrokerTests: XCTestCase {
         XCTAssertTrue(d.run(timeout: 20) { d.connected }, "states: \(d.states)")
         // Re-send until the other side (subscribed at its own pace) has it.
         XCTAssertTrue(
-            d.run(timeout: 20, every: { try? d.client.publish(MQTTMessage(topic: "tc/out", text: "hello é", qos: 1)) }) {
+            d.run(timeout: 20, every: { try? d.client.publish(MQTTMessage(topic: "tc/out", text: "hello é", qos: 1)) })
+            {
                 sub.lines.contains("0 tc/out hello é")
             }, "mosquitto_sub saw: \(sub.lines)")
         XCTAssertTrue(
-            d.run(timeout: 20, every: { try? b.publish("tc/in", "say") }) { !d.messages.isEmpty }, "states: \(d.states)")
+            d.run(timeout: 20, every: { try? b.publish("tc/in", "say") }) { !d.messages.isEmpty }, "states: \(d.states)"
+        )
         XCTAssertEqual(d.messages.first, MQTTMessage(topic: "tc/in", text: "say", qos: 1, retained: false))
         XCTAssertEqual(d.connects, 1)
     }
@@ -50,7 +52,8 @@ final class MQTTBrokerTests: XCTestCase {
         d.onConnect = { try? d.client.subscribe("tc/r/state") }
         d.client.start()
         XCTAssertTrue(d.run(timeout: 20) { !d.messages.isEmpty }, "states: \(d.states)")
-        XCTAssertEqual(d.messages.first, MQTTMessage(topic: "tc/r/state", text: "{\"muted\":false}", qos: 0, retained: true))
+        XCTAssertEqual(
+            d.messages.first, MQTTMessage(topic: "tc/r/state", text: "{\"muted\":false}", qos: 0, retained: true))
         // A live message on the same topic is not flagged retained.
         try b.publish("tc/r/state", "live")
         XCTAssertTrue(d.run(timeout: 20) { d.messages.count >= 2 })
@@ -64,15 +67,18 @@ final class MQTTBrokerTests: XCTestCase {
         let probe = Process()
         probe.executableURL = URL(fileURLWithPath: probeBinary)
         probe.arguments = [
-            "--port", "\(b.port)", "--id", "room1", "--will", "tc/room1/availability", "--online", "tc/room1/availability",
+            "--port", "\(b.port)", "--id", "room1", "--will", "tc/room1/availability", "--online",
+            "tc/room1/availability",
         ]
         probe.standardOutput = FileHandle.nullDevice
         try probe.run()
         defer { if probe.isRunning { kill(probe.processIdentifier, SIGKILL) } }
-        XCTAssertTrue(waitFor(30) { sub.lines.contains { $0.hasSuffix("tc/room1/availability online") } }, "\(sub.lines)")
+        XCTAssertTrue(
+            waitFor(30) { sub.lines.contains { $0.hasSuffix("tc/room1/availability online") } }, "\(sub.lines)")
         kill(probe.processIdentifier, SIGKILL)
         probe.waitUntilExit()
-        XCTAssertTrue(waitFor(30) { sub.lines.contains { $0.hasSuffix("tc/room1/availability offline") } }, "\(sub.lines)")
+        XCTAssertTrue(
+            waitFor(30) { sub.lines.contains { $0.hasSuffix("tc/room1/availability offline") } }, "\(sub.lines)")
         // Retained: a subscriber arriving later is told too.
         let late = try Subscriber(broker: b, topic: "tc/room1/availability")
         XCTAssertTrue(waitFor(30) { late.lines == ["1 tc/room1/availability offline"] }, "\(late.lines)")
@@ -83,7 +89,9 @@ final class MQTTBrokerTests: XCTestCase {
         var o = options(b)
         o.will = MQTTMessage(topic: "tc/r/availability", text: "offline", qos: 1, retained: true)
         let d = try Driver(o)
-        d.onConnect = { try? d.client.publish(MQTTMessage(topic: "tc/r/availability", text: "online", qos: 1, retained: true)) }
+        d.onConnect = {
+            try? d.client.publish(MQTTMessage(topic: "tc/r/availability", text: "online", qos: 1, retained: true))
+        }
         d.client.start()
         XCTAssertTrue(d.run(timeout: 20) { d.connected })
         try b.kill()
@@ -120,7 +128,8 @@ final class MQTTBrokerTests: XCTestCase {
         guard case .waiting(let error, _) = d.client.state else { return XCTFail("state \(d.client.state)") }
         guard case .refused(let code) = error.kind else { return XCTFail("\(error)") }
         XCTAssertTrue(code == 4 || code == 5, "CONNACK \(code)")
-        XCTAssertTrue(error.description.contains("mqtt://127.0.0.1:\(b.port) refused the connection"), error.description)
+        XCTAssertTrue(
+            error.description.contains("mqtt://127.0.0.1:\(b.port) refused the connection"), error.description)
         XCTAssertTrue(error.description.contains("password file"), error.description)
 
         // The right password connects.

@@ -67,7 +67,10 @@ final class Broker {
         guard p.terminationStatus == 0 else {
             throw NSError(
                 domain: "harness", code: Int(p.terminationStatus),
-                userInfo: [NSLocalizedDescriptionKey: "\(argv.joined(separator: " ")): \(String(decoding: errData, as: UTF8.self))"])
+                userInfo: [
+                    NSLocalizedDescriptionKey:
+                        "\(argv.joined(separator: " ")): \(String(decoding: errData, as: UTF8.self))"
+                ])
         }
         return String(decoding: data, as: UTF8.self)
     }
