@@ -19,6 +19,7 @@ let package = Package(
         // Its header comes from libsndfile1-dev.
         .target(name: "CSndfile"),
         .systemLibrary(name: "CLinux"),
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
 
         // Pure: time, phrases, schedule, timelines, config and protocol parsing. Foundation only.
         .target(name: "TalkingClockCore"),
@@ -34,11 +35,13 @@ let package = Package(
         .target(name: "Playback", dependencies: ["TalkingClockCore"]),
         // AudioSink over ALSA (the only importer of CAlsa).
         .target(name: "ALSAOutput", dependencies: ["Playback", "CAlsa"]),
+        // An MQTT client over libmosquitto in external-loop mode (the only importer of CMosquitto).
+        .target(name: "MQTT", dependencies: ["CMosquitto"]),
         // Event loop, timers, control socket, state, config files: the only owner of fds.
         .target(
             name: "Daemon",
             dependencies: [
-                "TalkingClockCore", "TimeZoneRules", "SoundPack", "Playback", "ALSAOutput", "CLinux",
+                "TalkingClockCore", "TimeZoneRules", "SoundPack", "Playback", "ALSAOutput", "CLinux", "MQTT",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -52,6 +55,9 @@ let package = Package(
         ),
         // scripts/bench-phrases: a year of phrases per language against today's English.
         .executableTarget(name: "phrase-bench", dependencies: ["PhraseGrammar", "TalkingClockCore"]),
+        // A one-connection MQTT client on the daemon's event loop: the Last Will test kills it, and
+        // scripts/mqtt-idle counts its wake-ups.
+        .executableTarget(name: "mqtt-probe", dependencies: ["MQTT", "Daemon", "CLinux"]),
         .target(name: "TestSupport", dependencies: ["TalkingClockCore", "Playback", "SoundPack"]),
 
         .testTarget(name: "TalkingClockCoreTests", dependencies: ["TalkingClockCore", "TestSupport"]),
@@ -61,6 +67,7 @@ let package = Package(
         .testTarget(name: "SoundPackTests", dependencies: ["SoundPack", "TestSupport"]),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "TestSupport"]),
         .testTarget(name: "ALSAOutputTests", dependencies: ["ALSAOutput", "Playback", "SoundPack", "Daemon", "TestSupport"]),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "Daemon", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["SoundPack", "TestSupport"]),
     ]
