@@ -45,8 +45,11 @@ let package = Package(
                 "TalkingClockCore", "SoundPack", "Playback", "ALSAOutput", "Daemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            plugins: ["BuildInfo"]
         ),
+        // Generates BuildInfo.commit (the git commit) for `talking-clock --version`.
+        .plugin(name: "BuildInfo", capability: .buildTool()),
         .target(name: "TestSupport", dependencies: ["TalkingClockCore", "Playback", "SoundPack"]),
 
         .testTarget(name: "TalkingClockCoreTests", dependencies: ["TalkingClockCore", "TestSupport"]),
