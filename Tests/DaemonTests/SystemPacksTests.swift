@@ -19,8 +19,10 @@ final class SystemPacksTests: XCTestCase {
     }
 
     func testXDGDataDirsAreSearchedAndUsrShareStaysWhenTheyOmitIt() {
-        let paths = PackLocator.searchPaths(environment: ["HOME": "/home/u", "XDG_DATA_DIRS": "/opt/a:relative:/opt/b/"])
-            .map(\.path)
+        let paths = PackLocator.searchPaths(environment: [
+            "HOME": "/home/u", "XDG_DATA_DIRS": "/opt/a:relative:/opt/b/",
+        ])
+        .map(\.path)
         XCTAssertTrue(paths.contains("/opt/a/talking-clock/packs"), "\(paths)")
         XCTAssertTrue(paths.contains("/opt/b/talking-clock/packs"), "\(paths)")
         XCTAssertFalse(paths.contains { $0.contains("relative") }, "relative entries are ignored: \(paths)")
