@@ -9,6 +9,32 @@ import XCTest
 /// .build is locked while `swift test` runs), ~25 s of debootstrap once a day and a few seconds
 /// of apt.
 final class DebianPackageTests: XCTestCase {
+    /// The scripts' usage texts, and a bad option refused with exit 64 (no root needed).
+    func testHelpIsAUsageText() throws {
+        for script in ["build-deb", "test-deb"] {
+            for (arguments, status) in [(["--help"], Int32(0)), (["--bogus"], 64)] {
+                let process = Process()
+                process.executableURL = BinaryRunner.packageRoot.appendingPathComponent("scripts/\(script)")
+                process.arguments = arguments
+                let out = Pipe()
+                let err = Pipe()
+                process.standardOutput = out
+                process.standardError = err
+                try process.run()
+                let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                XCTAssertEqual(process.terminationStatus, status, "\(script) \(arguments): \(stderr)")
+                if status == 0 {
+                    XCTAssertTrue(stdout.hasPrefix("Usage: scripts/\(script) ["), stdout)
+                    XCTAssertTrue(stdout.contains("\n  -h, --help "), stdout)
+                } else {
+                    XCTAssertEqual(stderr, "\(script): unknown option '--bogus' (see scripts/\(script) --help)\n")
+                }
+            }
+        }
+    }
+
     func testThePackageInstallsAndRunsInACleanDebianRoot() throws {
         try XCTSkipIf(geteuid() != 0, "scripts/test-deb needs root (debootstrap, chroot, mount)")
         try XCTSkipUnless(
