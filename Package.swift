@@ -25,6 +25,9 @@ let package = Package(
         // General time-zone code, not the clock's rules: POSIX TZ strings (a TZif reader and a
         // rule engine would go here too). Pure Swift, no Foundation.
         .target(name: "TimeZoneRules"),
+        // Phrase grammars as data: (hour, minute, language, phrasing) -> words. Foundation only, no I/O;
+        // the language files are embedded by scripts/embed-grammars (see Languages/README.md).
+        .target(name: "PhraseGrammar", exclude: ["Languages"]),
         // Pack manifest + decoding (the only importer of CSndfile).
         .target(name: "SoundPack", dependencies: ["TalkingClockCore", "CSndfile"]),
         // Sequencer/mixer, the AudioSink protocol, per-clip completion.
@@ -50,10 +53,14 @@ let package = Package(
         ),
         // Generates BuildInfo.commit (the git commit) for `talking-clock --version`.
         .plugin(name: "BuildInfo", capability: .buildTool()),
+        // scripts/bench-phrases: a year of phrases per language against today's English.
+        .executableTarget(name: "phrase-bench", dependencies: ["PhraseGrammar", "TalkingClockCore"]),
         .target(name: "TestSupport", dependencies: ["TalkingClockCore", "Playback", "SoundPack"]),
 
         .testTarget(name: "TalkingClockCoreTests", dependencies: ["TalkingClockCore", "TestSupport"]),
         .testTarget(name: "TimeZoneRulesTests", dependencies: ["TimeZoneRules"]),
+        // Depends on TalkingClockCore only to compare en-US 12h with today's Phrase.forTime.
+        .testTarget(name: "PhraseGrammarTests", dependencies: ["PhraseGrammar", "TalkingClockCore"], exclude: ["Fixtures"]),
         .testTarget(name: "SoundPackTests", dependencies: ["SoundPack", "TestSupport"]),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "TestSupport"]),
         .testTarget(name: "ALSAOutputTests", dependencies: ["ALSAOutput", "Playback", "SoundPack", "Daemon", "TestSupport"]),

@@ -173,16 +173,19 @@ public final class ClockDaemon {
     }
 
     /// Reads the config file (`path`, or the default location if it exists; none gives the
-    /// defaults) and applies the command line's overrides.
+    /// defaults) and applies the command line's overrides. `run`, `say`, `schedule` and reload
+    /// all come here: a path that is there but is not a readable config file (a directory, a
+    /// named pipe, garbage) is an error for each, never the defaults in silence nor a hang.
     public static func loadConfig(path explicit: String?, overrides: ConfigOverrides) throws(DaemonStartError) -> Config {
         var config = Config()
-        if let path = explicit ?? Self.defaultConfigPath(), FileManager.default.fileExists(atPath: path) {
-            let text = try readConfigText(path)
-            do { config = try Config.parse(text, source: path) } catch {
-                throw DaemonStartError(status: .badInput, description: error.description)
+        if let path = explicit ?? Self.defaultConfigPath() {
+            if let text = try readConfigText(path) {
+                do { config = try Config.parse(text, source: path) } catch {
+                    throw DaemonStartError(status: .badInput, description: error.description)
+                }
+            } else if explicit != nil {
+                throw DaemonStartError(status: .badInput, description: "The config file \(path) does not exist; create it (see 'talking-clock config-example') or drop --config.")
             }
-        } else if let path = explicit {
-            throw DaemonStartError(status: .badInput, description: "The config file \(path) does not exist; create it (see 'talking-clock config-example') or drop --config.")
         }
         return config.merged(with: overrides)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import TalkingClockCore
 
 extension ClockDaemon {
@@ -6,14 +7,45 @@ extension ClockDaemon {
     /// read forever).
     static let maximumConfigSize = 1 << 20
 
-    /// The config file as text: unreadable, oversized and non-UTF-8 files are errors that say which.
-    static func readConfigText(_ path: String) throws(DaemonStartError) -> String {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
+    /// The config file as text, or nil when there is nothing at `path` (nor a directory on the
+    /// way to it). Unreadable, oversized and non-UTF-8 files are errors that say which, and so is
+    /// anything that is not a file: a directory (it used to be read as an empty config, so the
+    /// defaults applied without a word), a named pipe (start-up waited forever for a writer), a
+    /// socket. It is opened without blocking and checked before anything is read; a character
+    /// device is read like a file, so `--config /dev/null` is the empty config.
+    static func readConfigText(_ path: String) throws(DaemonStartError) -> String? {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { return nil }
             throw DaemonStartError(
-                status: .badInput, description: "Could not read the config file \(path); check its permissions.")
+                status: .badInput,
+                description: "Could not read the config file \(path) (\(String(cString: strerror(code)))); check its permissions.")
         }
-        defer { try? handle.close() }
-        let data = [UInt8]((try? handle.read(upToCount: maximumConfigSize + 1)) ?? Data())
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            throw DaemonStartError(
+                status: .badInput, description: "Could not read the config file \(path) (\(String(cString: strerror(errno)))).")
+        }
+        let type = st.st_mode & S_IFMT
+        guard type == S_IFREG || type == S_IFCHR else {
+            throw DaemonStartError(status: .badInput, description: notAFile(path, type: type))
+        }
+        var data: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while data.count <= maximumConfigSize {
+            let n = read(fd, &buffer, buffer.count)
+            if n == 0 { break }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let reason = errno == EAGAIN ? "it has nothing to read without waiting" : String(cString: strerror(errno))
+                throw DaemonStartError(
+                    status: .badInput,
+                    description: "Could not read the config file \(path) (\(reason)); a config is a TOML text file, see 'talking-clock config-example'.")
+            }
+            data += buffer[0..<n]
+        }
         guard data.count <= maximumConfigSize else {
             throw DaemonStartError(
                 status: .badInput,
@@ -31,4 +63,19 @@ extension ClockDaemon {
         )
     }
 
+    /// The sentence for a config path that is a directory, a named pipe, a socket or a block
+    /// device: what it is, and the fix.
+    static func notAFile(_ path: String, type: mode_t) -> String {
+        let fix = "(see 'talking-clock config-example'), or point --config at a config file."
+        switch type {
+        case S_IFDIR:
+            return "The config file \(path) is a directory, not a file; move the directory away and write the config in a file of that name \(fix)"
+        case S_IFIFO:
+            return "The config file \(path) is a named pipe (FIFO), not a file, and reading it would wait for a writer forever; replace it with a regular file \(fix)"
+        case S_IFSOCK:
+            return "The config file \(path) is a socket, not a file; replace it with a regular file \(fix)"
+        default:
+            return "The config file \(path) is a block device, not a file; replace it with a regular file \(fix)"
+        }
+    }
 }

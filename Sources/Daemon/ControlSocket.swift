@@ -63,6 +63,9 @@ public final class ControlServer {
         var framer = LineFramer()
         var output: [UInt8] = []
         var deadline: Double
+        /// The client has ended its half of the connection (end-of-file): nothing more is read,
+        /// and the connection is closed once every reply has been sent.
+        var inputEnded = false
         /// A reply is owed (`announce`, `reload`): later lines wait in `held`, and the client is
         /// not dropped as stalled meanwhile.
         var awaiting = false
@@ -159,7 +162,7 @@ public final class ControlServer {
                 Glibc.close(fd)
                 continue
             }
-            guard clients.count < Self.maxClients else {
+            guard clients.count < Self.maxClients || reapDeparted() else {
                 let reply = Array(ControlReply.error("too many clients; try again", kind: .busy).render().utf8)
                 _ = reply.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 Glibc.close(fd)
@@ -176,19 +179,36 @@ public final class ControlServer {
         }
     }
 
+    /// Serves, now, every client with input waiting, so that those that have hung up (their
+    /// end-of-file not yet taken from the event queue) give their slots back before a newcomer is
+    /// refused: "too many clients" is said only when 64 clients that are still there hold them.
+    /// Returns whether a slot is free.
+    private func reapDeparted() -> Bool {
+        var fds = clients.keys.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        guard poll(&fds, nfds_t(fds.count), 0) > 0 else { return false }
+        for entry in fds where entry.revents != 0 {
+            service(entry.fd, events: UInt32(EPOLLIN.rawValue))
+        }
+        return clients.count < Self.maxClients
+    }
+
     private func service(_ fd: Int32, events: UInt32) {
         guard let client = clients[fd] else { return }
-        if events & UInt32(EPOLLOUT.rawValue) != 0 { flush(fd, client) }
-        if events & (UInt32(EPOLLIN.rawValue) | UInt32(EPOLLHUP.rawValue) | UInt32(EPOLLERR.rawValue)) != 0 {
+        let readable = UInt32(EPOLLIN.rawValue) | UInt32(EPOLLHUP.rawValue) | UInt32(EPOLLERR.rawValue)
+        if !client.inputEnded && events & readable != 0 {
             var buffer = [UInt8](repeating: 0, count: 4096)
             // Bounded reads per wake-up, so one flooding client cannot starve the loop.
             for _ in 0..<16 {
                 let n = recv(fd, &buffer, buffer.count, 0)
-                if n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) {
+                if n < 0 {
+                    if errno == EAGAIN || errno == EINTR { break }
                     drop(fd)
                     return
                 }
-                if n < 0 { break }
+                if n == 0 {
+                    endOfInput(fd, client)
+                    break
+                }
                 client.deadline = WallClock.monotonic() + Self.idleTimeout
                 client.held += client.framer.append(buffer[0..<n])
                 if client.held.count > Self.maxHeldLines {
@@ -202,8 +222,9 @@ public final class ControlServer {
                     return
                 }
             }
-            flush(fd, client)
+            guard clients[fd] != nil else { return }
         }
+        flush(fd, client)
     }
 
     /// A reply the handler may give during its own call or later.
@@ -244,13 +265,41 @@ public final class ControlServer {
         }
     }
 
+    /// The client sent end-of-file. One that only ended its half of the connection
+    /// (`shutdown(SHUT_WR)`, as `echo status | socat - UNIX-CONNECT:…` and `nc -N` do) still
+    /// reads: it gets a reply to every request, an unfinished last line counting as a request,
+    /// and then the daemon closes. One that closed the whole connection reads nothing more: it is
+    /// dropped at once, and its unfinished line is not run (a client that died in the middle of
+    /// "mute for 30m" must not leave the clock muted by "mute").
+    private func endOfInput(_ fd: Int32, _ client: Client) {
+        client.inputEnded = true
+        var probe = pollfd(fd: fd, events: 0, revents: 0)
+        if poll(&probe, 1, 0) == 1 && probe.revents & Int16(POLLHUP) != 0 {
+            drop(fd)
+            return
+        }
+        if let last = client.framer.finish() {
+            client.held.append(last)
+            process(fd, client)
+        }
+    }
+
     private func flush(_ fd: Int32, _ client: Client) {
         while !client.output.isEmpty {
             let n = client.output.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n < 0 && errno != EAGAIN && errno != EINTR {
+                drop(fd)  // EPIPE, ECONNRESET: nobody is left to read
+                return
+            }
             if n <= 0 { break }
             client.output.removeFirst(n)
         }
-        let want = UInt32(EPOLLIN.rawValue) | (client.output.isEmpty ? 0 : UInt32(EPOLLOUT.rawValue))
+        if client.inputEnded && client.output.isEmpty && !client.awaiting && client.held.isEmpty {
+            drop(fd)  // every request answered
+            return
+        }
+        let want =
+            (client.inputEnded ? 0 : UInt32(EPOLLIN.rawValue)) | (client.output.isEmpty ? 0 : UInt32(EPOLLOUT.rawValue))
         try? loop.watch(fd, events: want) { [unowned self] events in self.service(fd, events: events) }
     }
 

@@ -30,6 +30,7 @@ public struct StateStoreError: Error, CustomStringConvertible, Sendable {
             hint = " Check the owner and permissions of \((path as NSString).deletingLastPathComponent)."
         case ENOTDIR, EEXIST:
             hint = " Part of the path is not a directory; move it away or set XDG_STATE_HOME to another directory."
+        case EISDIR: hint = " \(path) is a directory; move it away (mv \(path) \(path).old)."
         default: hint = ""
         }
         if replaced {
@@ -84,16 +85,29 @@ public final class StateStore {
         removeStaleTemporaryFiles()
         let data: [UInt8]
         switch readFile(path) {
-        case .success(let bytes): data = bytes
-        case .failure(let error) where error.code == ENOENT: return (PersistentState(), nil)
-        case .failure(let error) where error.code == ENOTDIR:
+        case .bytes(let bytes): data = bytes
+        case .notAFile(let kind, let isDirectory):
+            // Not moved aside (it may be something the user made on purpose), not read (a named
+            // pipe would wait for a writer forever): muted, for the same reason as an unreadable
+            // file, until the user removes it or a mute change replaces it.
+            let fix =
+                isDirectory
+                ? "Move it away (mv \(path) \(path).old), then run 'talking-clock unmute'."
+                : "Run 'talking-clock unmute' (or 'mute'): it replaces it with a state file."
+            return (
+                PersistentState(mute: .muted),
+                "The state file \(path) is \(kind), not a file, so talking-clock starts muted: it cannot tell "
+                    + "whether you had muted it. \(fix)"
+            )
+        case .failed(let error) where error.code == ENOENT: return (PersistentState(), nil)
+        case .failed(let error) where error.code == ENOTDIR:
             return (
                 PersistentState(),
                 "The state file \(path) cannot exist because part of its path is not a directory, so talking-clock "
                     + "starts unmuted and cannot save mute; move that file away or set XDG_STATE_HOME to another "
                     + "directory."
             )
-        case .failure(let error):
+        case .failed(let error):
             return (
                 PersistentState(mute: .muted),
                 "The state file \(path) could not be read (\(error)), so talking-clock starts muted: it cannot tell "
@@ -156,23 +170,41 @@ public final class StateStore {
 
     static let temporaryPrefix = ".state.json.tmp-"
 
-    /// Reads at most `maximumFileSize + 1` bytes (enough to tell that a file is too large).
-    private func readFile(_ path: String) -> Result<[UInt8], ErrnoCode> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return .failure(ErrnoCode(errno)) }
+    private enum FileRead {
+        case bytes([UInt8])
+        case failed(ErrnoCode)
+        /// A directory, named pipe, socket or device: `kind` names it ("a named pipe (FIFO)").
+        case notAFile(kind: String, isDirectory: Bool)
+    }
+
+    /// Reads at most `maximumFileSize + 1` bytes (enough to tell that a file is too large) of a
+    /// regular file. It opens without blocking and checks the type before reading: a named pipe
+    /// at the path used to hang the daemon's start for a writer that never came.
+    private func readFile(_ path: String) -> FileRead {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+        guard fd >= 0 else { return .failed(ErrnoCode(errno)) }
         defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return .failed(ErrnoCode(errno)) }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: return .notAFile(kind: "a directory", isDirectory: true)
+        case S_IFIFO: return .notAFile(kind: "a named pipe (FIFO)", isDirectory: false)
+        case S_IFSOCK: return .notAFile(kind: "a socket", isDirectory: false)
+        default: return .notAFile(kind: "a device", isDirectory: false)
+        }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         while bytes.count <= Self.maximumFileSize {
             let n = read(fd, &buffer, buffer.count)
             if n < 0 {
                 if errno == EINTR { continue }
-                return .failure(ErrnoCode(errno))
+                return .failed(ErrnoCode(errno))
             }
             if n == 0 { break }
             bytes += buffer[0..<n]
         }
-        return .success(bytes)
+        return .bytes(bytes)
     }
 
     /// Renames `path` to `path.corrupt-YYYYMMDDTHHMMSSZ` (plus `-2`, `-3`… if taken).

@@ -6,11 +6,14 @@ public enum BinaryRunner {
         public var status: Int32
         public var stdout: String
         public var stderr: String
+        /// The child was still running after `timeout` and was killed (SIGKILL).
+        public var timedOut: Bool
 
-        public init(status: Int32, stdout: String, stderr: String) {
+        public init(status: Int32, stdout: String, stderr: String, timedOut: Bool = false) {
             self.status = status
             self.stdout = stdout
             self.stderr = stderr
+            self.timedOut = timedOut
         }
     }
 
@@ -30,6 +33,8 @@ public enum BinaryRunner {
     }
 
     /// - Parameters:
+    ///   - timeout: the child is killed (SIGKILL) if it still runs after this many seconds, so a
+    ///     command that hangs fails its test instead of holding the whole suite.
     ///   - stopAfter: send SIGTERM after this many seconds (for the daemon).
     ///   - input: written to the child's standard input, which is then closed (nil: inherit ours).
     ///   - directory: the child's working directory (nil: ours).
@@ -56,7 +61,17 @@ public enum BinaryRunner {
         process.standardError = errHandle
         let inPipe = input.map { _ in Pipe() }
         if let inPipe { process.standardInput = inPipe }
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         try process.run()
+        let timedOut = Tally()
+        let watchedPID = process.processIdentifier
+        Thread.detachNewThread {
+            if exited.wait(timeout: .now() + timeout) == .timedOut {
+                timedOut.add("killed")
+                kill(watchedPID, SIGKILL)
+            }
+        }
         if let inPipe, let input {
             // Small scripted answers fit in the pipe's buffer: write them all, then end the input.
             inPipe.fileHandleForWriting.write(Data(input.utf8))
@@ -73,8 +88,10 @@ public enum BinaryRunner {
         process.waitUntilExit()
         try errHandle.close()
         let errData = (try? Data(contentsOf: errURL)) ?? Data()
+        let killed = timedOut["killed"] > 0
         return Outcome(
             status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
+            stderr: String(decoding: errData, as: UTF8.self) + (killed ? "\n[BinaryRunner: killed after \(timeout) s]" : ""),
+            timedOut: killed)
     }
 }

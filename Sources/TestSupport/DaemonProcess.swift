@@ -109,10 +109,20 @@ public final class DaemonProcess {
         return nil
     }
 
-    /// SIGTERM, then wait for the exit.
-    public func stop() {
+    /// SIGTERM, then wait for the exit; returns the exit status.
+    @discardableResult
+    public func stop() -> Int32 {
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// Waits (up to `timeout`) until the log holds a line containing `fragment`, then stops the
+    /// daemon (SIGTERM) either way: for tests that end when an event happens, not after a fixed
+    /// time. Returns whether the line came, and the exit status.
+    public func stop(whenLogged fragment: String, timeout: Double) -> (logged: Bool, status: Int32) {
+        let logged = waitForLog(fragment, timeout: timeout)
+        return (logged, stop())
     }
 
     /// SIGKILL, then reap it.
@@ -207,6 +217,10 @@ public enum SocketClient {
     }
 
     /// One request, one reply line without its newline; throws if no full line came back.
+    ///
+    /// It returns only once the daemon has let the connection go (it ends its half of the
+    /// connection after the reply and waits for the daemon to close the other), so a test that
+    /// counts the daemon's clients or descriptors next never sees this one still held.
     public static func request(_ line: String, path: String, timeout: Double = 5) throws -> String {
         let fd = try connect(path, receiveTimeout: timeout)
         defer { close(fd) }
@@ -216,6 +230,21 @@ public enum SocketClient {
             throw DaemonProcess.Failure(
                 description: "no reply to \(line.debugDescription) (got \(reply.debugDescription))")
         }
+        waitForClose(fd)
         return String(reply.dropLast())
+    }
+
+    /// Ends our half of the connection (`shutdown(SHUT_WR)`) and reads until the daemon closes
+    /// its own, which it does only after freeing the client's slot; returns whether it did
+    /// within the receive timeout.
+    @discardableResult
+    public static func waitForClose(_ fd: Int32) -> Bool {
+        shutdown(fd, Int32(SHUT_WR))
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n == 0 { return true }
+            if n < 0 { return false }
+        }
     }
 }

@@ -3,7 +3,8 @@
 /// section 3.3): `EST5`, `<+0530>-5:30`, `CET-1CEST,M3.5.0,M10.5.0/3`.
 ///
 /// Only the grammar, strictly: trailing text that glibc would silently ignore is an error here.
-/// Turning the rules into transition instants is not done (yet).
+/// The rules become instants in `POSIXTZString+Rules.swift` (`daylightTransitions(inYear:)`,
+/// `localTimeType(at:)`), and a whole zone in `ZoneRules`.
 public struct POSIXTZString: Hashable, Sendable {
     /// A zone abbreviation and its offset.
     public struct Zone: Hashable, Sendable {

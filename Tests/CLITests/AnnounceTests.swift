@@ -14,14 +14,14 @@ final class AnnounceTests: XCTestCase {
 
     override func tearDown() { try? FileManager.default.removeItem(at: dir) }
 
+    /// `announce --next` with its clock shifted so that 12:45 UTC is `seconds` away: always the
+    /// same boundary, whatever the hour (two calls in one test never straddle a real quarter).
     func announce(offsetToBoundary seconds: Double, extra: [String] = []) throws -> BinaryRunner.Outcome {
-        let now = Date().timeIntervalSince1970
-        let boundary = (Int(now) / 900 + 2) * 900
-        let offset = Double(boundary) - (now + seconds)
+        let clock = ShiftedClock(boundary: ShiftedClock.twelveFortyFive, secondsAhead: seconds)
         return try BinaryRunner.run(
             ["announce", "--next", "--pack", dir.appendingPathComponent("pack").path, "--device", "file:FILE=/dev/null", "--tz", "UTC",
-             "--clock-offset", String(format: "%.3f", offset), "--state-dir", dir.appendingPathComponent("state").path,
-             "--socket", dir.appendingPathComponent("none.sock").path] + extra,
+             "--state-dir", dir.appendingPathComponent("state").path,
+             "--socket", dir.appendingPathComponent("none.sock").path] + clock.arguments + extra,
             environment: ["XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path])
     }
 

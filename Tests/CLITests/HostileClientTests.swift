@@ -44,26 +44,24 @@ final class HostileClientTests: XCTestCase {
     }
 
     /// Starts a private PulseAudio, a capture, and the daemon with its wall clock shifted so that
-    /// a quarter-hour boundary falls `secondsAhead` from now; returns the real instant of it.
+    /// 12:45 UTC ("twelve forty-five PM", the longest quarter; never the hour the test runs at)
+    /// falls `secondsAhead` from now; returns the real instant of it.
     func startAnnouncingIn(_ secondsAhead: Int) throws -> (DaemonProcess, AudioHarness.Capture, Double) {
         let path = "/tmp/tc-pa-\(getpid())-\(UUID().uuidString.prefix(8))"
         pulseDir = path
         let env = try AudioHarness.pulseUp(dir: path)
         let capture = try AudioHarness.startCapture(to: dir.appendingPathComponent("cap.wav"), environment: env)
-        let now = Date().timeIntervalSince1970
-        let boundary = (Int(now) / 900 + 2) * 900
-        let realBoundary = Double(Int(now) + secondsAhead)
-        let offset = Double(boundary) - realBoundary
+        let clock = ShiftedClock(boundary: ShiftedClock.twelveFortyFive, secondsAhead: Double(secondsAhead))
         let d = try DaemonProcess(
             [
                 "run", "--pack", dir.appendingPathComponent("pack").path, "--device", "pulse", "--tz", "UTC",
-                "--clock-offset", "\(Int(offset))", "--state-dir", dir.appendingPathComponent("state").path,
-            ],
+                "--state-dir", dir.appendingPathComponent("state").path,
+            ] + clock.arguments,
             socket: dir.appendingPathComponent("run/control.sock").path,
             environment: env.merging(["XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path]) { $1 },
             logURL: dir.appendingPathComponent("daemon.log"))
         daemon = d
-        return (d, capture, realBoundary)
+        return (d, capture, clock.realInstant)
     }
 
     /// The boundary's onset in the capture, checked against the same few-ms tolerance as
@@ -72,7 +70,8 @@ final class HostileClientTests: XCTestCase {
         _ d: DaemonProcess, _ capture: AudioHarness.Capture, _ realBoundary: Double, file: StaticString = #filePath,
         line: UInt = #line
     ) throws -> Double {
-        XCTAssertTrue(d.waitForLog("<6>spoke boundary=", timeout: 5), d.log, file: file, line: line)
+        XCTAssertTrue(
+            d.waitForLog("<6>spoke boundary=2026-07-01T12:45:00+00:00", timeout: 20), d.log, file: file, line: line)
         capture.stop()
         let onset = try AudioHarness.analyze(
             "onset", capture.output, ["--at", "\(realBoundary)", "--after", "\(realBoundary - 0.5)"])
@@ -177,10 +176,17 @@ final class HostileClientTests: XCTestCase {
             SocketClient.send(fd, Array("mute fo".utf8))
             stallers.append(fd)
         }
-        let filled = Date().addingTimeInterval(2)
+        let filled = Date().addingTimeInterval(5)  // well within the 10 s after which stalled clients are dropped
         while d.openDescriptors < fd0 + 64 && Date() < filled { usleep(5000) }
         XCTAssertEqual(try d.request("status"), "error busy: too many clients; try again")
-        for fd in stallers.suffix(24) { close(fd) }  // 40 stay stalled for the rest of the test
+        // 24 hang up; 40 stay stalled for the rest of the test. The storm may start only once the
+        // daemon has really let the 24 go: each ends its half of the connection and reads until
+        // the daemon closes its own, which it does after freeing the slot (whatever it answers
+        // to the half line first).
+        for fd in stallers.suffix(24) {
+            XCTAssertTrue(SocketClient.waitForClose(fd), "the daemon closes a client that ended its requests")
+            close(fd)
+        }
         stallers.removeLast(24)
         let stalledAt = Date()
 
@@ -247,7 +253,7 @@ final class HostileClientTests: XCTestCase {
         XCTAssertLessThan(maxRSS - rss0, 16_000, "kB")
 
         // The stalled clients are dropped 10 s after their last byte, and their descriptors freed.
-        let deadline = stalledAt.addingTimeInterval(13)
+        let deadline = stalledAt.addingTimeInterval(20)
         while d.openDescriptors > fd0 && Date() < deadline { usleep(50_000) }
         XCTAssertLessThanOrEqual(d.openDescriptors, fd0, "stalled clients dropped")
         for fd in stallers {

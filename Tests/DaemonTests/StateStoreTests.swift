@@ -66,6 +66,66 @@ final class StateStoreTests: XCTestCase {
         XCTAssertEqual(st.st_mode & 0o777, 0o600, "the state file is private too")
     }
 
+    /// `load` on another thread, failing (instead of hanging the suite) if it has not returned
+    /// within 5 s; `unblock` then frees a read stuck on the file.
+    private func loadWithin5s(
+        _ store: StateStore, unblock: () -> Void
+    ) -> (state: PersistentState, warning: String?)? {
+        nonisolated(unsafe) var result: (state: PersistentState, warning: String?)?
+        nonisolated(unsafe) let store = store
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            result = store.load()
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + 5) == .success else {
+            XCTFail("load() did not return within 5 s")
+            unblock()
+            done.wait()
+            return nil
+        }
+        return result
+    }
+
+    /// A named pipe at state.json used to hang start-up for a writer that never came; a
+    /// directory was reported as a permissions problem. Both start muted (the README: a state
+    /// that cannot be read never unmutes the clock) with the path and the fix, and are left where
+    /// they are; the next mute change replaces a pipe (a directory has to be moved by hand).
+    func testStateFileThatIsAPipeOrADirectoryStartsMutedWithTheFixNamed() throws {
+        let dir = root.appendingPathComponent("talking-clock")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let path = dir.appendingPathComponent("state.json").path
+        XCTAssertEqual(mkfifo(path, 0o600), 0)
+        let store = StateStore(directory: dir, now: fixedNow)
+        let fromPipe = try XCTUnwrap(
+            loadWithin5s(store) {
+                let writer = open(path, O_WRONLY | O_NONBLOCK)  // gives the stuck reader its end-of-file
+                if writer >= 0 { close(writer) }
+            })
+        XCTAssertEqual(fromPipe.state.mute, .muted)
+        XCTAssertEqual(
+            fromPipe.warning,
+            "The state file \(path) is a named pipe (FIFO), not a file, so talking-clock starts muted: it cannot tell "
+                + "whether you had muted it. Run 'talking-clock unmute' (or 'mute'): it replaces it with a state file.")
+        XCTAssertEqual(contents(dir), ["state.json"], "left where it is")
+        try store.save(PersistentState(mute: .unmuted))
+        XCTAssertEqual(StateStore(directory: dir).load().state.mute, .unmuted, "replaced by a state file")
+
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        let fromDirectory = try XCTUnwrap(loadWithin5s(store) {})
+        XCTAssertEqual(fromDirectory.state.mute, .muted)
+        XCTAssertEqual(
+            fromDirectory.warning,
+            "The state file \(path) is a directory, not a file, so talking-clock starts muted: it cannot tell "
+                + "whether you had muted it. Move it away (mv \(path) \(path).old), then run 'talking-clock unmute'.")
+        XCTAssertThrowsError(try store.save(PersistentState())) { error in
+            XCTAssertTrue(
+                "\(error)".hasSuffix("Is a directory. The previous state is unchanged. \(path) is a directory; move it away (mv \(path) \(path).old)."),
+                "\(error)")
+        }
+    }
+
     func testCorruptFileIsMovedAsideAndReported() throws {
         let cases: [(why: String, bytes: [UInt8], reason: String)] = [
             ("garbage", Array("not json at all".utf8), "it is not valid JSON; it may have been truncated"),
@@ -160,17 +220,6 @@ final class StateStoreTests: XCTestCase {
 
     /// A state file that exists but cannot be read at all (here: a directory where the file should
     /// be, which even root cannot read as a file) also starts muted.
-    func testAStateFileThatCannotBeReadStartsMuted() throws {
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("state.json"), withIntermediateDirectories: false)
-        let (state, warning) = StateStore(directory: root).load()
-        XCTAssertEqual(state, PersistentState(mute: .muted))
-        XCTAssertEqual(
-            warning,
-            "The state file \(root.path)/state.json could not be read (Is a directory), so talking-clock starts muted: "
-                + "it cannot tell whether you had muted it. Fix the file's permissions (or remove it), then run "
-                + "'talking-clock unmute'.")
-    }
-
     /// A save killed between creating its temporary file and renaming it leaves the temporary
     /// file behind; the next load removes those of processes that no longer exist, and only those.
     func testTemporaryFilesOfKilledSavesAreRemovedAtLoad() throws {

@@ -1,0 +1,256 @@
+/// The numbers a template can name: `{next.gen}` is the next hour in the table "gen".
+enum Quantity: String, CaseIterable, Sendable {
+    /// This hour as the phrasing counts it: 1…12 on a 12-hour clock, 0…23 on a 24-hour one.
+    case hour
+    /// The next hour, counted the same way (23:45 → 12 on a 12-hour clock, 0 on a 24-hour one).
+    case next
+    /// This hour and the next as 0…23 whatever the clock (for AM/PM and day-part words).
+    case hour24, next24
+    /// The minute, 0…59.
+    case minute
+    /// Minutes to the next hour (60 − minute), to the half hour (30 − minute) and past it (minute − 30).
+    case toHour, toHalf, pastHalf
+
+    /// Whether the value is an hour that can be noon or midnight on a 12-hour clock.
+    var isClockHour: Bool { self == .hour || self == .next }
+    var isHour: Bool { self == .hour || self == .next || self == .hour24 || self == .next24 }
+}
+
+/// Words as clip ids, with their written text precomputed (display forms joined by spaces), so
+/// that phrasing a time never hashes a word.
+struct Form: Sendable {
+    var ids: [String]
+    var text: String
+
+    init(_ ids: [String], display: [String: String]) {
+        self.ids = ids
+        self.text = ids.map { display[$0] ?? $0 }.joined(separator: " ")
+    }
+}
+
+/// A table compiled to one lookup per number: the words for 0…60, and for noon and midnight when
+/// the table says them differently from 12.
+/// A class, like `CompiledPhrasing`: phrasing a time reads these without copying (and retaining)
+/// every field.
+final class FormTable: Sendable {
+    let name: String
+    let values: [Form?]
+    let noon: Form?
+    let midnight: Form?
+
+    init(name: String, values: [Form?], noon: Form?, midnight: Form?) {
+        self.name = name
+        self.values = values
+        self.noon = noon
+        self.midnight = midnight
+    }
+}
+
+enum Token: Sendable {
+    case words(Form)
+    case form(Quantity, table: Int)
+}
+
+struct CompiledRule: Sendable {
+    var minutes: [Bool]
+    var hours: [Bool]?
+    var option: String?
+    var tokens: [Token]
+    var source: String
+
+    @inline(__always) func applies(hour: Int, minute: Int, options: Set<String>) -> Bool {
+        guard minutes[minute], hours?[hour] ?? true else { return false }
+        guard let option else { return true }
+        return !options.isEmpty && options.contains(option)
+    }
+}
+
+final class CompiledPhrasing: Sendable {
+    let name: String
+    let twelveHour: Bool
+    let rules: [CompiledRule]
+    let options: [String]
+    let language: String
+
+    init(name: String, twelveHour: Bool, rules: [CompiledRule], options: [String], language: String) {
+        self.name = name
+        self.twelveHour = twelveHour
+        self.rules = rules
+        self.options = options
+        self.language = language
+    }
+
+    /// Appends the words of the first rule that applies; returns its index.
+    @discardableResult
+    func say(
+        hour: Int, minute: Int, options: Set<String>, tables: [FormTable], into words: inout [String],
+        text: inout String?, trace: inout [NamedHour]?
+    ) throws(GrammarError) -> Int {
+        guard let index = rules.firstIndex(where: { $0.applies(hour: hour, minute: minute, options: options) }) else {
+            throw GrammarError(
+                .noPhrase, "\(language) \(name) has no rule for \(clock(hour * 60 + minute)) (minute \(minute)).")
+        }
+        for token in rules[index].tokens {
+            switch token {
+            case .words(let form):
+                append(form, to: &words, text: &text)
+            case .form(let quantity, let t):
+                let table = tables[t]
+                let value: Int
+                var hourOfDay = -1
+                switch quantity {
+                case .hour, .next:
+                    hourOfDay = quantity == .hour ? hour : (hour + 1) % 24
+                    value = twelveHour ? (hourOfDay % 12 == 0 ? 12 : hourOfDay % 12) : hourOfDay
+                case .hour24:
+                    hourOfDay = hour
+                    value = hour
+                case .next24:
+                    hourOfDay = (hour + 1) % 24
+                    value = hourOfDay
+                case .minute: value = minute
+                case .toHour: value = 60 - minute
+                case .toHalf: value = 30 - minute
+                case .pastHalf: value = minute - 30
+                }
+                var form: Form?
+                if twelveHour && quantity.isClockHour && hourOfDay % 12 == 0 {
+                    form = hourOfDay == 0 ? table.midnight : table.noon
+                } else if value >= 0 && value < table.values.count {
+                    form = table.values[value]
+                }
+                guard let form else {
+                    throw GrammarError(
+                        .noPhrase,
+                        "\(language) \(name) at \(clock(hour * 60 + minute)): table \"\(table.name)\" has no form for "
+                            + "\(quantity.rawValue) = \(value) (rule \"\(rules[index].source)\").")
+                }
+                append(form, to: &words, text: &text)
+                if quantity.isHour, trace != nil {
+                    trace!.append(NamedHour(quantity: quantity, value: value, hourOfDay: hourOfDay))
+                }
+            }
+        }
+        return index
+    }
+}
+
+@inline(__always) func append(_ form: Form, to words: inout [String], text: inout String?) {
+    words.append(contentsOf: form.ids)
+    if text != nil, !form.text.isEmpty {
+        if !text!.isEmpty { text!.append(" ") }
+        text!.append(form.text)
+    }
+}
+
+/// Turns a merged language file into lookup tables and token lists, checking every name.
+struct Compiler {
+    let file: GrammarFile
+    let origin: String
+    var tableIndex: [String: Int] = [:]
+    var compiledTables: [FormTable] = []
+
+    init(file: GrammarFile, origin: String) {
+        self.file = file
+        self.origin = origin
+    }
+
+    func fail(_ what: String) -> GrammarError {
+        GrammarError(.badFile, "Language file \(origin): \(what) (see Sources/PhraseGrammar/Languages/README.md).")
+    }
+
+    mutating func phrasing(_ p: GrammarFile.Phrasing) throws(GrammarError) -> CompiledPhrasing {
+        var rules: [CompiledRule] = []
+        for rule in p.rules {
+            var tokens: [Token] = []
+            for word in rule.say.split(separator: " ") {
+                if word.hasPrefix("{") && word.hasSuffix("}") {
+                    let ref = word.dropFirst().dropLast().split(separator: ".", omittingEmptySubsequences: false)
+                    guard ref.count == 2, let quantity = Quantity(rawValue: String(ref[0])) else {
+                        let names = Quantity.allCases.map(\.rawValue).joined(separator: ", ")
+                        throw fail("phrasing \(p.name): \"\(word)\" is not {quantity.table}; quantities are \(names)")
+                    }
+                    tokens.append(.form(quantity, table: try table(String(ref[1]), usedBy: p.name)))
+                } else if word.contains("{") || word.contains("}") {
+                    throw fail("phrasing \(p.name): \"\(word)\" has a brace but is not {quantity.table}")
+                } else if case .words(let w)? = tokens.last {
+                    tokens[tokens.count - 1] = .words(Form(w.ids + [String(word)], display: file.display))
+                } else {
+                    tokens.append(.words(Form([String(word)], display: file.display)))
+                }
+            }
+            rules.append(
+                CompiledRule(
+                    minutes: (0..<60).map { rule.minutes?.contains($0) ?? true },
+                    hours: rule.hours.map { set in (0..<24).map { set.contains($0) } },
+                    option: rule.option, tokens: tokens, source: rule.say))
+        }
+        let options = Set(p.rules.compactMap(\.option)).sorted()
+        return CompiledPhrasing(
+            name: p.name, twelveHour: p.clock == 12, rules: rules, options: options, language: file.tag)
+    }
+
+    mutating func table(_ name: String, usedBy phrasing: String) throws(GrammarError) -> Int {
+        if let i = tableIndex[name] { return i }
+        guard file.tables[name] != nil else {
+            throw fail(
+                "phrasing \(phrasing) names table \"\(name)\", which the file does not define (tables: \(file.tables.keys.sorted().joined(separator: ", ")))"
+            )
+        }
+        var values: [Form?] = []
+        for n in 0...60 { values.append(try resolve(name, n, special: nil, seen: []).map(form)) }
+        let table = FormTable(
+            name: name, values: values,
+            noon: try resolve(name, 12, special: "noon", seen: []).map(form),
+            midnight: try resolve(name, 12, special: "midnight", seen: []).map(form))
+        compiledTables.append(table)
+        tableIndex[name] = compiledTables.count - 1
+        return compiledTables.count - 1
+    }
+
+    func form(_ ids: [String]) -> Form { Form(ids, display: file.display) }
+
+    /// The words a table gives `n`: its own noon/midnight form, else the narrowest number set
+    /// holding `n`, else the form of `n`'s class, else "*", else the same question to its "else" table.
+    func resolve(_ name: String, _ n: Int, special: String?, seen: [String]) throws(GrammarError) -> [String]? {
+        guard let table = file.tables[name] else {
+            throw fail("table \(seen.last ?? name) falls back to \"\(name)\", which the file does not define")
+        }
+        guard !seen.contains(name) else {
+            throw fail("tables fall back in a loop: \((seen + [name]).joined(separator: " → "))")
+        }
+        var classes: [GrammarFile.ClassRule]?
+        if let by = table.by {
+            guard let c = file.classes[by] else {
+                throw fail(
+                    "table \(name) is by \"\(by)\", which is not in \"classes\" (\(file.classes.keys.sorted().joined(separator: ", ")))"
+                )
+            }
+            classes = c
+        }
+        let classNames = Set(classes?.map(\.name) ?? [])
+        if let bad = table.named.keys.sorted().first(where: {
+            !["noon", "midnight", "*"].contains($0) && !classNames.contains($0)
+        }) {
+            let why =
+                table.by == nil
+                ? "a table without \"by\" has number keys, noon, midnight and *" : "not a class of \(table.by!)"
+            throw fail("table \(name) has key \"\(bad)\" (\(why))")
+        }
+        if let special, let words = table.named[special] { return words }
+        let matches = table.numbered.filter { $0.set.contains(n) }
+        let narrowest = matches.map(\.set.count).min()
+        let best = matches.filter { $0.set.count == narrowest }
+        if best.count > 1 {
+            throw fail(
+                "table \(name): keys \"\(best[0].key)\" and \"\(best[1].key)\" both give \(n); make one narrower")
+        }
+        if let only = best.first { return only.words }
+        if let classes, let cls = classes.first(where: { $0.matches(n) }), let words = table.named[cls.name] {
+            return words
+        }
+        if let words = table.named["*"] { return words }
+        if let fallback = table.fallback { return try resolve(fallback, n, special: special, seen: seen + [name]) }
+        return nil
+    }
+}
