@@ -51,8 +51,11 @@ let package = Package(
                 "TalkingClockCore", "SoundPack", "Playback", "ALSAOutput", "Daemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            plugins: ["BuildInfo"]
         ),
+        // Generates BuildInfo.commit (the git commit) for `talking-clock --version`.
+        .plugin(name: "BuildInfo", capability: .buildTool()),
         // scripts/bench-phrases: a year of phrases per language against today's English.
         .executableTarget(name: "phrase-bench", dependencies: ["PhraseGrammar", "TalkingClockCore"]),
         // A one-connection MQTT client on the daemon's event loop: the Last Will test kills it, and

@@ -16,6 +16,9 @@ public enum PackLocator {
                 dir = dir.deletingLastPathComponent()
             }
         }
+        // The system's (the Debian package's /usr/share/talking-clock/packs): after the checkout's
+        // Sounds/, so a binary built in a checkout speaks with the packs of that checkout.
+        paths += UserPaths.systemPacksDirectories(environment: environment)
         paths.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("Sounds"))
         // Run from the repository, the working directory's Sounds/ is also one above the binary.
         var seen = Set<String>()
@@ -42,7 +45,7 @@ public enum PackLocator {
         public var pack: String
         public var searched: [String]
         public var description: String {
-            "No sound pack named '\(pack)' was found (looked in \(searched.joined(separator: ", "))); pass --pack with the pack's directory, or install packs with scripts/install."
+            "No sound pack named '\(pack)' was found (looked in \(searched.joined(separator: ", "))); pass --pack with the pack's directory, or install packs with scripts/install or the Debian package."
         }
     }
 }

@@ -44,6 +44,18 @@ public enum UserPaths {
         return URL(fileURLWithPath: state).appendingPathComponent("talking-clock")
     }
 
+    /// `DIR/talking-clock/packs` for each `DIR` of `$XDG_DATA_DIRS` (default `/usr/local/share:/usr/share`;
+    /// relative entries are ignored), then `/usr/share/talking-clock/packs` in any case: the Debian
+    /// package installs its packs there, and a session may set `XDG_DATA_DIRS` without it.
+    public static func systemPacksDirectories(environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> [URL]
+    {
+        let dirs = environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share"
+        return (dirs.split(separator: ":").map(String.init).filter { $0.hasPrefix("/") } + ["/usr/share"]).map {
+            URL(fileURLWithPath: $0).appendingPathComponent("talking-clock/packs")
+        }
+    }
+
     /// `$XDG_DATA_HOME/talking-clock/packs` (default `~/.local/share`), where installed packs live.
     public static func packsDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL? {
         base("XDG_DATA_HOME", fallback: ".local/share", environment: environment).map {

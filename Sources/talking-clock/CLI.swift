@@ -22,7 +22,7 @@ struct TalkingClock: ParsableCommand {
             Exit codes:
             \(ExitStatus.table)
             """,
-        version: "0.1.0",
+        version: BuildInfo.versionLine,
         subcommands: [
             Say.self, Schedule.self, Check.self, RecordPack.self, Run.self, Announce.self, Status.self, Trigger.self, MuteCommand.self,
             Unmute.self, Skip.self, Reload.self, ConfigExample.self,
