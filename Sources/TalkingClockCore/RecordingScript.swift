@@ -6,7 +6,7 @@ public enum RecordingScript {
     /// natural order: the numbers first, then the other words.
     public static let allWords: [String] = {
         var words = Set<String>()
-        for phrasing in Phrasing.allCases {
+        for phrasing in englishPhrasings {
             for leadIn in LeadIn.allCases {
                 for midnight in MidnightStyle.allCases {
                     let style = PhraseStyle(phrasing: phrasing, midnight: midnight, leadIn: leadIn)
@@ -18,6 +18,10 @@ public enum RecordingScript {
         }
         return words.sorted { order($0) < order($1) }
     }()
+
+    /// The phrasings `record-pack` records: the clock's English "12h" and "24h" (other languages
+    /// and English "casual" are not recorded yet).
+    public static let englishPhrasings: [Phrasing] = [.twelveHour, .twentyFourHour]
 
     /// A sort key that puts 0 … 59 in numeric order before the other words.
     public static func order(_ word: String) -> (Int, String) {

@@ -38,6 +38,9 @@ struct RecordPack: ParsableCommand {
     @Option(help: "12h or 24h: which words the pack needs.")
     var phrasing: String = Phrasing.twelveHour.rawValue
 
+    @Option(help: "The pack's language; record-pack records US English (en-US) only for now.")
+    var language: String = SpokenLanguages.defaultTag
+
     @Flag(help: "Record every compound minute (twenty-one … fifty-nine) as a whole word instead of composing it.")
     var allCompounds = false
 
@@ -60,7 +63,14 @@ struct RecordPack: ParsableCommand {
     static let leadInGapMs = 150
 
     func run() throws {
-        guard let phrasing = Phrasing(rawValue: phrasing) else {
+        try Support.checkLanguage(language)
+        guard SpokenLanguages.canonical(language) == SpokenLanguages.defaultTag else {
+            throw CLIError(
+                .badInput,
+                "--language: record-pack records US English (en-US) only for now; a \(language) pack cannot be recorded yet.")
+        }
+        let phrasing = Phrasing(rawValue: phrasing)
+        guard RecordingScript.englishPhrasings.contains(phrasing) else {
             throw CLIError(.badInput, "--phrasing: \"\(self.phrasing)\" is not a phrasing; use 12h or 24h.")
         }
         for word in words {
