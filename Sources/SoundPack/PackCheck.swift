@@ -25,7 +25,7 @@ extension SoundPack {
         throw PackError(
             .language,
             "Sound pack '\(name)' (\(directory.path)) speaks \(manifest.language), but the configured language is \(wanted); "
-                + "choose a \(wanted) pack with 'pack' (or --pack), or set language = \"\(manifest.language)\" (or --language \(manifest.language)).")
+                + "choose a pack that speaks \(wanted) with 'pack' (or --pack), or set language = \"\(manifest.language)\" (or --language \(manifest.language)).")
     }
 
     /// Decodes every clip and proves that every minute of the day can be said in each phrasing

@@ -4,8 +4,8 @@ import SoundPack
 import TalkingClockCore
 
 enum Support {
-    /// "12h, 24h or casual (en-US); casual or 24h (the other languages)" for --help.
-    static let phrasingHelp = "en-US: 12h, 24h or casual; the other languages: casual or 24h"
+    /// Which phrasings there are, for --help.
+    static let phrasingHelp = "English: 12h, 24h or casual; the other languages: casual or 24h"
 
     /// `--language TAG`: an unknown tag is bad input that lists the known ones.
     static func checkLanguage(_ tag: String?) throws {

@@ -606,7 +606,7 @@ extension Config {
         midnight = "zero-hundred"
 
         # Words before the time: "none", "its" ("it's three PM"; "es ist", "il est", "het is",
-        # "jest", "сейчас" in de, fr, nl, pl, ru) or "the-time-is" (en-US).
+        # "jest", "сейчас" in de, fr, nl, pl, ru; es and it have none) or "the-time-is" (en-US).
         lead-in = "none"
 
         # false: chime only, never speak the time.
