@@ -127,4 +127,26 @@ final class LanguageTests: XCTestCase {
         XCTAssertTrue(problems[0].contains("in casual style (de); missing words: halb, uhr."), r.stdout)
         XCTAssertTrue(problems[1].contains("in 24h style (de); missing words: uhr, dreißig."), r.stdout)
     }
+
+    /// The daemon says the configured language in its status, and a reload to another language
+    /// than its pack's is refused (the loaded configuration and pack stay).
+    func testDaemonStatusSpeaksTheLanguageAndReloadRefusesAnotherLanguage() throws {
+        let de = try pack("de", phrasings: [.casual])
+        let config = dir.appendingPathComponent("config.toml")
+        try "language = \"de\"\npack = \"\(de.path)\"\n".write(to: config, atomically: true, encoding: .utf8)
+        let d = try DaemonProcess(
+            [
+                "run", "--config", config.path, "--driver", "timer", "--device", "file:FILE=/dev/null", "--tz", "UTC",
+                "--state-dir", dir.appendingPathComponent("state").path, "--fake-clock", "2026-03-01T15:20:00Z",
+            ], socket: dir.appendingPathComponent("run/control.sock").path,
+            environment: ["XDG_CONFIG_HOME": xdg.path], logURL: dir.appendingPathComponent("daemon.log"))
+        defer { _ = d.stop() }
+        let status = try d.request("status")
+        XCTAssertTrue(status.contains("\"halb vier\""), status)
+        try "language = \"fr\"\npack = \"\(de.path)\"\n".write(to: config, atomically: true, encoding: .utf8)
+        let reload = try d.request("reload")
+        XCTAssertTrue(reload.hasPrefix("error pack: reload refused, the previous configuration and pack stay: "), reload)
+        XCTAssertTrue(reload.contains("speaks de, but the configured language is fr"), reload)
+        XCTAssertTrue(try d.request("status").contains("\"halb vier\""))
+    }
 }
