@@ -95,6 +95,12 @@ public enum SpokenLanguages {
         (try? grammar(tag).vocabulary(of: phrasing.rawValue)) ?? []
     }
 
+    /// How `word` is written in `tag` ("uhr" → "Uhr", "oclock" → "o'clock"); the word itself
+    /// when it has no other form.
+    public static func display(_ word: String, in tag: String) -> String {
+        (try? grammar(tag))?.display(word) ?? word
+    }
+
     /// The words of a lead-in in a language ("its" in de: ["es", "ist"]); nil when it has none.
     public static func leadInWords(_ leadIn: LeadIn, in tag: String) -> [String]? {
         leadIn.grammarName.flatMap { (try? grammar(tag))?.leadInWords($0) }
