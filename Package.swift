@@ -21,8 +21,9 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
 
-        // Pure: time, phrases, schedule, timelines, config and protocol parsing. Foundation only.
-        .target(name: "TalkingClockCore"),
+        // Pure: time, phrases, schedule, timelines, config and protocol parsing. Foundation only;
+        // the words of a time come from PhraseGrammar (data, no I/O).
+        .target(name: "TalkingClockCore", dependencies: ["PhraseGrammar"]),
         // General time-zone code, not the clock's rules: POSIX TZ strings (a TZif reader and a
         // rule engine would go here too). Pure Swift, no Foundation.
         .target(name: "TimeZoneRules"),

@@ -187,7 +187,16 @@ public final class ClockDaemon {
                 throw DaemonStartError(status: .badInput, description: "The config file \(path) does not exist; create it (see 'talking-clock config-example') or drop --config.")
             }
         }
-        return config.merged(with: overrides)
+        let merged = config.merged(with: overrides)
+        // The file's language, phrasing and lead-in agree (Config.parse checks them); an
+        // override may break that: `--language de` with `phrasing = "12h"` in the file.
+        if overrides.language != nil || overrides.phrasing != nil {
+            let source = overrides.language != nil ? "--language" : "--phrasing"
+            do { try merged.checkSpeech(source: source) } catch {
+                throw DaemonStartError(status: .badInput, description: error.description)
+            }
+        }
+        return merged
     }
 
     /// `$XDG_CONFIG_HOME/talking-clock/config.toml` (default `~/.config`): see `UserPaths`.
@@ -208,6 +217,7 @@ public final class ClockDaemon {
         }
         do {
             let pack = try SoundPack(directory: url, scan: true)
+            try pack.requireLanguage(config.language)
             // Decode everything now: nothing is decoded on the boundary, and a damaged clip is
             // found at start or reload, not when it should be heard.
             try pack.preload()

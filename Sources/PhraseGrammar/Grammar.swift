@@ -150,6 +150,10 @@ public struct Grammar: Sendable {
         words.lazy.map { display[$0] ?? $0 }.joined(separator: " ")
     }
 
+    /// The words of the lead-in `name` ("its" → ["es", "ist"] in German), nil when the language
+    /// has no such lead-in: how many clips of an announcement come before the time.
+    public func leadInWords(_ name: String) -> [String]? { leadInForms[name]?.ids }
+
     /// The display form of one word ("oclock" → "o'clock"); the word itself when it has none.
     public func display(_ word: String) -> String { display[word] ?? word }
 

@@ -55,9 +55,14 @@ public struct PackManifest: Hashable, Sendable, Decodable {
     /// header first (clips in another format are still converted when decoded).
     public var sampleRate: Int?
     public var channels: Int?
+    /// The language the voice speaks, a known tag (`"language": "de"`; default en-US).
+    public var language: String
+    /// The phrasings the pack can say every minute in (`"phrasings": ["casual", "24h"]`); nil
+    /// when it does not say (then `check` proves the configured phrasing).
+    public var phrasings: [Phrasing]?
 
     enum CodingKeys: String, CodingKey {
-        case format, name, description, license, spacing, clips, bells, chimes
+        case format, name, description, license, spacing, clips, bells, chimes, language, phrasings
         case sampleRate = "sample_rate"
         case channels
     }
@@ -74,6 +79,8 @@ public struct PackManifest: Hashable, Sendable, Decodable {
         chimes = try c.decodeIfPresent(Chimes.self, forKey: .chimes) ?? Chimes()
         sampleRate = try c.decodeIfPresent(Int.self, forKey: .sampleRate)
         channels = try c.decodeIfPresent(Int.self, forKey: .channels)
+        language = try c.decodeIfPresent(String.self, forKey: .language) ?? SpokenLanguages.defaultTag
+        phrasings = try c.decodeIfPresent([String].self, forKey: .phrasings)?.map(Phrasing.init(rawValue:))
     }
 
     /// Parses and validates manifest JSON. `path` only names the file in messages.
@@ -96,7 +103,7 @@ public struct PackManifest: Hashable, Sendable, Decodable {
                 "\(path): unknown key '\(unknown.key)'\(within)\(near) Known keys\(within): "
                     + unknown.known.joined(separator: ", ") + ".")
         }
-        let manifest: PackManifest
+        var manifest: PackManifest
         do {
             manifest = try JSONDecoder().decode(PackManifest.self, from: data)
         } catch let DecodingError.keyNotFound(key, context) {
@@ -122,6 +129,21 @@ public struct PackManifest: Hashable, Sendable, Decodable {
         for name in manifest.chimes.patterns.keys.sorted() where ChimeStyle(rawValue: name).map({ $0 == .none }) ?? true {
             let styles = ChimeStyle.allCases.filter { $0 != .none }.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
             throw PackError(.badManifest, "\(path): \"chimes.patterns\" names \"\(name)\", which is not a chime; patterns can replace \(styles).")
+        }
+        guard let tag = SpokenLanguages.canonical(manifest.language) else {
+            throw PackError(
+                .badManifest,
+                "\(path): \"language\" is \"\(manifest.language)\", which the clock does not speak; use one of \(SpokenLanguages.knownList).")
+        }
+        manifest.language = tag
+        for phrasing in manifest.phrasings ?? [] where !SpokenLanguages.phrasings(of: tag).contains(phrasing) {
+            throw PackError(
+                .badManifest,
+                "\(path): \"phrasings\" names \"\(phrasing)\", which \(tag) does not have; it has: "
+                    + SpokenLanguages.phrasings(of: tag).map(\.rawValue).joined(separator: ", ") + ".")
+        }
+        if manifest.phrasings?.isEmpty == true {
+            throw PackError(.badManifest, "\(path): \"phrasings\" is empty; list the phrasings the pack can say, or leave the key out.")
         }
         guard !manifest.clips.isEmpty else {
             throw PackError(.badManifest, "\(path) lists no clips; add a \"clips\" object mapping clip ids to files.")
@@ -185,8 +207,8 @@ enum ManifestKeys {
     ])
     static let pattern = Shape.object([("notes", .map(.array(note))), ("strikes", strikes), ("voice_after_ms", .value)])
     static let manifest = Shape.object([
-        ("format", .value), ("name", .value), ("description", .value), ("license", .value), ("sample_rate", .value),
-        ("channels", .value),
+        ("format", .value), ("name", .value), ("description", .value), ("license", .value), ("language", .value),
+        ("phrasings", .value), ("sample_rate", .value), ("channels", .value),
         ("spacing", .object([("word_gap_ms", .value), ("lead_in_gap_ms", .value), ("chime_gap_ms", .value)])),
         ("clips", .map(.value)),
         ("bells", .object([("quarter", .value), ("hour", .value), ("ship", .value)])),

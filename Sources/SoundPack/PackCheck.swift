@@ -11,6 +11,23 @@ public struct PackReport: Sendable {
 }
 
 extension SoundPack {
+    /// The phrasings `check` proves: each the pack declares, then `configured` if it is not one
+    /// of them (a pack that declares none is proved in the configured phrasing only).
+    public func phrasingsToCheck(configured: Phrasing) -> [Phrasing] {
+        let declared = manifest.phrasings ?? []
+        return declared.contains(configured) ? declared : declared + [configured]
+    }
+
+    /// Refuses to speak `language` with a pack of another language.
+    public func requireLanguage(_ language: String) throws(PackError) {
+        let wanted = SpokenLanguages.canonical(language) ?? language
+        guard manifest.language != wanted else { return }
+        throw PackError(
+            .language,
+            "Sound pack '\(name)' (\(directory.path)) speaks \(manifest.language), but the configured language is \(wanted); "
+                + "choose a pack that speaks \(wanted) with 'pack' (or --pack), or set language = \"\(manifest.language)\" (or --language \(manifest.language)).")
+    }
+
     /// Decodes every clip and proves that every minute of the day can be said in each phrasing
     /// the user may choose: every broken clip is a problem of its own, and the words the pack
     /// cannot say (with the clips that decode) are one problem per phrasing, listed together.
@@ -44,7 +61,8 @@ extension SoundPack {
             for word in Phrase.forTime(hour: m / 60, minute: m % 60, style: style).words {
                 if known[word] == nil {
                     do throws(VocabularyError) {
-                        _ = try Vocabulary.clips(for: Phrase(words: [word]), available: available)
+                        _ = try Vocabulary.clips(
+                            for: Phrase(words: [word], text: word, language: style.language), available: available)
                         known[word] = true
                     } catch {
                         known[word] = false
@@ -57,7 +75,8 @@ extension SoundPack {
         }
         guard unsayable > 0 else { return nil }
         var message =
-            "Sound pack '\(name)' cannot say \(unsayable) of 1440 minutes in \(style.phrasing.rawValue) style; missing words: "
+            "Sound pack '\(name)' cannot say \(unsayable) of 1440 minutes in \(style.phrasing.rawValue) style"
+            + (style.language == SpokenLanguages.defaultTag ? "" : " (\(style.language))") + "; missing words: "
             + missing.map(\.word).joined(separator: ", ")
             + ". Add a clip with each id to \(directory.path)/\(PackManifest.fileName)"
         // `tried` is [word] or [compound, "forty' + 'five"]: a compound may also be composed.

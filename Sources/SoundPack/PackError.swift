@@ -4,7 +4,7 @@ import Foundation
 public struct PackError: Error, Hashable, Sendable, CustomStringConvertible {
     public enum Kind: String, Sendable {
         case missingManifest, badManifest, missingFile, unsafePath, undecodable, emptyClip, tooLong, badChannels,
-            vocabulary, notADirectory, codecLibrary
+            vocabulary, notADirectory, codecLibrary, language
     }
 
     public var kind: Kind

@@ -62,6 +62,7 @@ public indirect enum JSONValue: Hashable, Sendable, Codable {
     public var objectValue: [String: JSONValue]? { if case .object(let o) = self { o } else { nil } }
     public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
     public var intValue: Int? { if case .int(let i) = self { i } else { nil } }
+    public var arrayValue: [JSONValue]? { if case .array(let a) = self { a } else { nil } }
 
     /// Every string inside this value (for finding the clip ids a "bells" object names).
     public var allStrings: [String] {
@@ -136,7 +137,7 @@ public struct PackWriter: Sendable {
     /// Key order for pack.json: the manifest's own fields first, clip ids in spoken order.
     public static func keyOrder(_ key: String) -> (Int, String) {
         let fields = [
-            "format", "name", "description", "license", "sample_rate", "channels", "spacing", "word_gap_ms",
+            "format", "name", "description", "license", "language", "phrasings", "sample_rate", "channels", "spacing", "word_gap_ms",
             "lead_in_gap_ms", "chime_gap_ms", "clips", "bells", "quarter", "hour",
         ]
         if let i = fields.firstIndex(of: key) { return (i, "") }

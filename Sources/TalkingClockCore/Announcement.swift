@@ -96,7 +96,7 @@ public struct AnnouncementPlan: Hashable, Sendable {
         }
         let speaks = style.speaks(atMinute: minute)
         let voice = speaks ? try Vocabulary.clips(for: phrase, available: available) : []
-        let leadIn = speaks && style.phrase.leadIn != .none ? 1 : 0
+        let leadIn = speaks ? phrase.leadInCount : 0
         return AnnouncementPlan(
             hour: hour, minute: minute, phrase: phrase, chime: chime, voiceClips: voice, leadInCount: leadIn,
             voiceAfterChimeMs: chime.isEmpty ? nil : pattern?.voiceAfterMs)

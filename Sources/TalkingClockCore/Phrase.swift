@@ -1,25 +1,43 @@
-/// How times are put into words.
-public enum Phrasing: String, Sendable, Codable, CaseIterable {
-    /// "three forty-five PM", "noon", "midnight".
-    case twelveHour = "12h"
-    /// "fifteen forty-five", "oh seven oh five", "zero hundred".
-    case twentyFourHour = "24h"
+import Foundation
+import PhraseGrammar
+
+/// How times are put into words: a phrasing of the language spoken ("12h", "24h", "casual").
+/// A name, checked against the language's grammar (`SpokenLanguages.problem(…)`), not a closed set:
+/// each language file says which phrasings it has.
+public struct Phrasing: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral,
+    CustomStringConvertible
+{
+    public var rawValue: String
+
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { self.rawValue = value }
+    public var description: String { rawValue }
+
+    /// English "three forty-five PM", "noon", "midnight".
+    public static let twelveHour: Phrasing = "12h"
+    /// The official 24-hour style: "fifteen forty-five", "fünfzehn Uhr fünfundvierzig".
+    public static let twentyFourHour: Phrasing = "24h"
+    /// The everyday idiomatic style: "quarter to four", "halb vier", "без четверти четыре".
+    public static let casual: Phrasing = "casual"
 }
 
-/// What to say at 00:00 in 24-hour style ("zero hundred" unless the user prefers "midnight";
-/// 12-hour style always says "midnight").
+/// What to say at 00:00 in English 24-hour style ("zero hundred" unless the user prefers
+/// "midnight"; 12-hour style always says "midnight"). It switches the grammar's `midnight`
+/// option where the phrasing has one, and is ignored elsewhere.
 public enum MidnightStyle: String, Sendable, Codable, CaseIterable {
     case midnight
     case zeroHundred = "zero-hundred"
 }
 
-/// An optional phrase before the time.
+/// An optional phrase before the time; its words are the language's lead-in of that name
+/// ("its": "it's", "es ist", "il est", "сейчас").
 public enum LeadIn: String, Sendable, Codable, CaseIterable {
     case none
     case its
     case theTimeIs = "the-time-is"
 
-    var word: String? {
+    /// The lead-in's name in a language file; nil for none.
+    var grammarName: String? {
         switch self {
         case .none: nil
         case .its: "its"
@@ -28,31 +46,140 @@ public enum LeadIn: String, Sendable, Codable, CaseIterable {
     }
 }
 
+/// The languages the clock speaks, each grammar compiled once per process (a schedule phrases
+/// thousands of boundaries; none of them parses a language file again).
+public enum SpokenLanguages {
+    /// The tags the clock knows, the default first ("en-US", "en-GB", "de", …).
+    public static var known: [String] { Languages.shipped }
+
+    /// The default language.
+    public static let defaultTag = Languages.defaultTag
+
+    /// The shipped tag `tag` means ("en-us" → "en-US"); nil when the clock does not know it.
+    public static func canonical(_ tag: String) -> String? { Languages.canonicalTag(tag) }
+
+    /// "the clock speaks: en-US, en-GB, de, …" for error messages.
+    public static var knownList: String { known.joined(separator: ", ") }
+
+    private final class Cache: @unchecked Sendable {
+        let lock = NSLock()
+        var grammars: [String: Grammar] = [:]
+    }
+    private static let cache = Cache()
+
+    /// The compiled grammar of a known language (compiled on first use, then kept).
+    public static func grammar(_ tag: String) throws(GrammarError) -> Grammar {
+        let key = canonical(tag) ?? tag
+        cache.lock.lock()
+        defer { cache.lock.unlock() }
+        if let known = cache.grammars[key] { return known }
+        let grammar = try Languages.grammar(key)
+        cache.grammars[key] = grammar
+        return grammar
+    }
+
+    /// The phrasings of a known language ("casual", "24h"); empty for an unknown tag.
+    public static func phrasings(of tag: String) -> [Phrasing] {
+        ((try? grammar(tag))?.phrasings ?? []).map(Phrasing.init(rawValue:))
+    }
+
+    /// The phrasing a language speaks when none is chosen (en-US "12h", the others "casual").
+    public static func defaultPhrasing(of tag: String) -> Phrasing {
+        Phrasing(rawValue: (try? grammar(tag))?.defaultPhrasing ?? Phrasing.twelveHour.rawValue)
+    }
+
+    /// Every word `phrasing` of a language can say in a day (each option on and off, without
+    /// lead-ins), sorted: the clips a pack of that language needs. Empty for an unknown tag or
+    /// phrasing.
+    public static func vocabulary(of tag: String, phrasing: Phrasing) -> [String] {
+        (try? grammar(tag).vocabulary(of: phrasing.rawValue)) ?? []
+    }
+
+    /// How `word` is written in `tag` ("uhr" → "Uhr", "oclock" → "o'clock"); the word itself
+    /// when it has no other form.
+    public static func display(_ word: String, in tag: String) -> String {
+        (try? grammar(tag))?.display(word) ?? word
+    }
+
+    /// The words of a lead-in in a language ("its" in de: ["es", "ist"]); nil when it has none.
+    public static func leadInWords(_ leadIn: LeadIn, in tag: String) -> [String]? {
+        leadIn.grammarName.flatMap { (try? grammar(tag))?.leadInWords($0) }
+    }
+
+    /// What is wrong with speaking `language` in `phrasing` with `leadIn`, as a sentence that
+    /// lists the choices; nil when the combination can be spoken.
+    public static func problem(language: String, phrasing: Phrasing?, leadIn: LeadIn = .none) -> String? {
+        guard canonical(language) != nil, let grammar = try? grammar(language) else {
+            return "unknown language \"\(language)\"; the clock speaks: \(knownList)."
+        }
+        if let phrasing, !grammar.phrasings.contains(phrasing.rawValue) {
+            return "language \(grammar.tag) has no phrasing \"\(phrasing.rawValue)\"; it has: "
+                + grammar.phrasings.joined(separator: ", ") + "."
+        }
+        if let name = leadIn.grammarName, grammar.leadInWords(name) == nil {
+            let has = grammar.leadIns.isEmpty ? "it has none" : "it has: " + grammar.leadIns.joined(separator: ", ")
+            return "language \(grammar.tag) has no lead-in \"\(name)\" (\(has)); use lead-in = \"none\"."
+        }
+        return nil
+    }
+}
+
 /// Options that shape the words of an announcement.
 public struct PhraseStyle: Hashable, Sendable {
+    /// A known language tag ("en-US", "de"), as `SpokenLanguages.canonical` spells it.
+    public var language: String
+    /// One of the language's phrasings.
     public var phrasing: Phrasing
     public var midnight: MidnightStyle
     public var leadIn: LeadIn
 
-    public init(phrasing: Phrasing = .twelveHour, midnight: MidnightStyle = .zeroHundred, leadIn: LeadIn = .none) {
-        self.phrasing = phrasing
+    /// - Parameter phrasing: nil: the language's default (en-US "12h", the others "casual").
+    public init(
+        language: String = SpokenLanguages.defaultTag, phrasing: Phrasing? = nil, midnight: MidnightStyle = .zeroHundred,
+        leadIn: LeadIn = .none
+    ) {
+        self.language = SpokenLanguages.canonical(language) ?? language
+        self.phrasing = phrasing ?? SpokenLanguages.defaultPhrasing(of: language)
         self.midnight = midnight
         self.leadIn = leadIn
     }
 
     public static let standard = PhraseStyle()
+
+    /// What is wrong with this style (see `SpokenLanguages.problem`); nil when it can be spoken.
+    public var problem: String? { SpokenLanguages.problem(language: language, phrasing: phrasing, leadIn: leadIn) }
 }
 
-/// The words for a time of day. Word ids are lowercase, compounds hyphenated ("forty-five");
-/// they double as the preferred clip ids of a sound pack.
+/// The words for a time of day. Word ids are lowercase, in the language's script, and double
+/// as the preferred clip ids of a sound pack: English compounds are hyphenated ("forty-five")
+/// and may be composed from their parts; other languages' compounds are whole clips
+/// ("fünfundvierzig").
 public struct Phrase: Hashable, Sendable, CustomStringConvertible {
     public var words: [String]
+    /// Display text as a native speaker writes it: "three forty-five PM", "it's noon", "è l'una".
+    public var text: String
+    /// The language tag the words belong to.
+    public var language: String
+    /// How many of `words` are the lead-in ("es ist": 2).
+    public var leadInCount: Int
 
-    public init(words: [String]) { self.words = words }
+    /// English words, displayed the English way.
+    public init(words: [String]) {
+        self.init(words: words, text: words.map(Phrase.display).joined(separator: " "), language: "en-US")
+    }
 
-    /// Display text: "three forty-five PM", "it's noon".
-    public var text: String { words.map(Phrase.display).joined(separator: " ") }
+    public init(words: [String], text: String, language: String, leadInCount: Int = 0) {
+        self.words = words
+        self.text = text
+        self.language = language
+        self.leadInCount = leadInCount
+    }
+
     public var description: String { text }
+
+    /// Whether a missing compound may be said as its hyphenated parts ("thirty" + "seven"):
+    /// English only; other languages record compounds whole.
+    var composesCompounds: Bool { language.hasPrefix("en") }
 
     static func display(_ word: String) -> String {
         switch word {
@@ -71,50 +198,34 @@ public struct Phrase: Hashable, Sendable, CustomStringConvertible {
     ]
     static let tens = ["", "", "twenty", "thirty", "forty", "fifty"]
 
-    /// The word for 0 … 59 ("zero", "seven", "fifteen", "forty-five").
+    /// The English word for 0 … 59 ("zero", "seven", "fifteen", "forty-five").
     public static func number(_ n: Int) -> String {
         precondition((0..<60).contains(n), "number(\(n)) is outside 0…59")
         if n < 20 { return units[n] }
         return n % 10 == 0 ? tens[n / 10] : "\(tens[n / 10])-\(units[n % 10])"
     }
 
-    /// Minutes after the hour as spoken after an hour word: 5 → "oh five", 30 → "thirty".
-    static func minuteWords(_ minute: Int) -> [String] {
-        minute < 10 ? ["oh", number(minute)] : [number(minute)]
-    }
-
-    /// The phrase for `hour:minute` (24-hour clock values).
+    /// The phrase for `hour:minute` (24-hour clock values) in the style's language.
+    ///
+    /// The style must be one the language can speak (`style.problem == nil`): the config and
+    /// the command line refuse any other, so an unspeakable style here is a bug.
     public static func forTime(hour: Int, minute: Int, style: PhraseStyle = .standard) -> Phrase {
         precondition((0..<24).contains(hour) && (0..<60).contains(minute), "invalid time \(hour):\(minute)")
-        var words: [String] = []
-        if let lead = style.leadIn.word { words.append(lead) }
-        switch style.phrasing {
-        case .twelveHour:
-            if minute == 0 && hour == 0 {
-                words.append("midnight")
-            } else if minute == 0 && hour == 12 {
-                words.append("noon")
-            } else {
-                let h12 = hour % 12 == 0 ? 12 : hour % 12
-                words.append(number(h12))
-                if minute != 0 { words += minuteWords(minute) }
-                words.append(hour < 12 ? "am" : "pm")
+        do throws(GrammarError) {
+            let grammar = try SpokenLanguages.grammar(style.language)
+            let leadIn = style.leadIn.grammarName.flatMap { grammar.leadInWords($0) != nil ? $0 : nil }
+            var options: Set<String> = []
+            if style.midnight == .midnight, try grammar.options(of: style.phrasing.rawValue).contains("midnight") {
+                options.insert("midnight")
             }
-        case .twentyFourHour:
-            if hour == 0 && minute == 0 && style.midnight == .midnight {
-                words.append("midnight")
-            } else {
-                if hour == 0 {
-                    words.append("zero")
-                } else if hour < 10 {
-                    words += ["oh", number(hour)]
-                } else {
-                    words.append(number(hour))
-                }
-                words += minute == 0 ? ["hundred"] : minuteWords(minute)
-            }
+            let phrase = try grammar.phrase(
+                hour: hour, minute: minute, phrasing: style.phrasing.rawValue, leadIn: leadIn, options: options)
+            return Phrase(
+                words: phrase.words, text: phrase.text, language: grammar.tag,
+                leadInCount: leadIn.flatMap { grammar.leadInWords($0)?.count } ?? 0)
+        } catch {
+            preconditionFailure("Phrase.forTime with a style the config should have refused: \(error.message)")
         }
-        return Phrase(words: words)
     }
 }
 
@@ -141,11 +252,12 @@ public enum Vocabulary {
                 continue
             }
             let parts = word.split(separator: "-").map(String.init)
-            if word.contains("-"), Phrase.units.contains(parts.last ?? ""), parts.allSatisfy(available.contains) {
+            let compound = phrase.composesCompounds && word.contains("-") && Phrase.units.contains(parts.last ?? "")
+            if compound, parts.allSatisfy(available.contains) {
                 clips += parts
                 continue
             }
-            let alternative = word.contains("-") && Phrase.units.contains(parts.last ?? "") ? [parts.joined(separator: "' + '")] : []
+            let alternative = compound ? [parts.joined(separator: "' + '")] : []
             throw VocabularyError(word: word, phrase: phrase.text, tried: [word] + alternative)
         }
         return clips

@@ -6,7 +6,7 @@ public enum RecordingScript {
     /// natural order: the numbers first, then the other words.
     public static let allWords: [String] = {
         var words = Set<String>()
-        for phrasing in Phrasing.allCases {
+        for phrasing in englishPhrasings {
             for leadIn in LeadIn.allCases {
                 for midnight in MidnightStyle.allCases {
                     let style = PhraseStyle(phrasing: phrasing, midnight: midnight, leadIn: leadIn)
@@ -18,6 +18,10 @@ public enum RecordingScript {
         }
         return words.sorted { order($0) < order($1) }
     }()
+
+    /// The phrasings `record-pack` records: the clock's English "12h" and "24h" (other languages
+    /// and English "casual" are not recorded yet).
+    public static let englishPhrasings: [Phrasing] = [.twelveHour, .twentyFourHour]
 
     /// A sort key that puts 0 … 59 in numeric order before the other words.
     public static func order(_ word: String) -> (Int, String) {
@@ -56,6 +60,54 @@ public enum RecordingScript {
         return result.sorted { order($0) < order($1) }
     }
 
+    /// The words to record so that every minute of the day can be said in `phrasing` of
+    /// `language`. US English is planned as `words(for:allCompounds:)` does (compounds composed
+    /// where that is safe); every other language records each word form whole ("fünfundvierzig",
+    /// "четвёртого": the form is the inflection), in the order a day first needs them.
+    public static func words(language: String, phrasing: Phrasing, allCompounds: Bool = false) -> [String] {
+        let tag = SpokenLanguages.canonical(language) ?? language
+        if tag == SpokenLanguages.defaultTag { return words(for: phrasing, allCompounds: allCompounds) }
+        let needed = Set(SpokenLanguages.vocabulary(of: tag, phrasing: phrasing))
+        var ordered: [String] = []
+        var seen = Set<String>()
+        let style = PhraseStyle(language: tag, phrasing: phrasing)
+        for m in searchOrder {
+            for word in Phrase.forTime(hour: m / 60, minute: m % 60, style: style).words
+            where needed.contains(word) && seen.insert(word).inserted {
+                ordered.append(word)
+            }
+        }
+        // Words only an option says (none in the shipped grammars other than English).
+        return ordered + needed.subtracting(seen).sorted()
+    }
+
+    /// Every word of `language` a pack may hold: each phrasing's and the lead-ins'.
+    public static func allWords(language: String) -> [String] {
+        let tag = SpokenLanguages.canonical(language) ?? language
+        if tag == SpokenLanguages.defaultTag { return allWords }
+        var words = Set(SpokenLanguages.phrasings(of: tag).flatMap { SpokenLanguages.vocabulary(of: tag, phrasing: $0) })
+        for leadIn in LeadIn.allCases { words.formUnion(SpokenLanguages.leadInWords(leadIn, in: tag) ?? []) }
+        return words.sorted()
+    }
+
+    /// A whole phrase of `language` that contains `word`, preferably in `phrasing`, then in the
+    /// language's other phrasings, then after a lead-in; and the word's position in it.
+    public static func carrier(for word: String, language: String, phrasing: Phrasing) -> (phrase: Phrase, index: Int)? {
+        let tag = SpokenLanguages.canonical(language) ?? language
+        if tag == SpokenLanguages.defaultTag { return carrier(for: word, phrasing: phrasing) }
+        let phrasings = [phrasing] + SpokenLanguages.phrasings(of: tag).filter { $0 != phrasing }
+        for leadIn in LeadIn.allCases where leadIn == .none || SpokenLanguages.leadInWords(leadIn, in: tag) != nil {
+            for candidate in phrasings {
+                let style = PhraseStyle(language: tag, phrasing: candidate, leadIn: leadIn)
+                for m in searchOrder {
+                    let phrase = Phrase.forTime(hour: m / 60, minute: m % 60, style: style)
+                    if let index = phrase.words.firstIndex(of: word) { return (phrase, index) }
+                }
+            }
+        }
+        return nil
+    }
+
     /// "forty-five" → ["forty", "five"]; nil for a word that is not a compound number.
     static func compoundParts(_ word: String) -> [String]? {
         let parts = word.split(separator: "-").map(String.init)
@@ -90,7 +142,7 @@ public enum RecordingScript {
     /// e.g. `"three FORTY-FIVE pm"`.
     public static func prompt(_ phrase: Phrase, marking index: Int) -> String {
         let words = phrase.words.enumerated().map { i, word in
-            let shown = Phrase.display(word).lowercased()
+            let shown = SpokenLanguages.display(word, in: phrase.language).lowercased()
             return i == index ? shown.uppercased() : shown
         }
         return "\"" + words.joined(separator: " ") + "\""
@@ -99,10 +151,26 @@ public enum RecordingScript {
     /// How a word is written for the speaker: "it's", "the time is", "PM".
     public static func spoken(_ word: String) -> String { Phrase.display(word) }
 
+    /// How a word of `language` is written for the speaker: "Uhr", "it's".
+    public static func spoken(_ word: String, language: String) -> String {
+        SpokenLanguages.display(word, in: language)
+    }
+
     /// Checks a word given on the command line.
     public static func validate(_ word: String) throws(RecordingWordError) {
         guard allWords.contains(word) else {
             throw RecordingWordError(word: word, suggestion: Suggestion.closest(to: word, in: allWords))
+        }
+    }
+
+    /// Checks a word given on the command line for a pack of `language`.
+    public static func validate(_ word: String, language: String) throws(RecordingWordError) {
+        let tag = SpokenLanguages.canonical(language) ?? language
+        if tag == SpokenLanguages.defaultTag { return try validate(word) }
+        let words = allWords(language: tag)
+        guard words.contains(word) else {
+            throw RecordingWordError(
+                word: word, suggestion: Suggestion.closest(to: word, in: words), language: tag)
         }
     }
 }
@@ -111,9 +179,21 @@ public enum RecordingScript {
 public struct RecordingWordError: Error, Hashable, Sendable, CustomStringConvertible {
     public var word: String
     public var suggestion: String?
+    /// The pack's language; nil for US English.
+    public var language: String?
+
+    public init(word: String, suggestion: String?, language: String? = nil) {
+        self.word = word
+        self.suggestion = suggestion
+        self.language = language
+    }
 
     public var description: String {
         let hint = suggestion.map { " Did you mean '\($0)'?" } ?? ""
+        if let language {
+            return "'\(word)' is not a word talking-clock says in \(language).\(hint) Words are clip ids, each word form "
+                + "whole, as the language writes it in lower case (see the language's file in Sources/PhraseGrammar/Languages)."
+        }
         return
             "'\(word)' is not a word talking-clock says.\(hint) Words are clip ids: zero … fifty-nine (compounds with"
             + " a hyphen, e.g. forty-five), oh, am, pm, noon, midnight, hundred, its, the-time-is."

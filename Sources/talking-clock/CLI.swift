@@ -88,13 +88,18 @@ struct ClockOptions: ParsableArguments {
     @Option(help: "Chime: none, hour, westminster or ships-bells (default: the config's, else hour).")
     var chime: ChimeStyle?
 
-    @Option(help: "12h or 24h (default: the config's, else 12h).")
+    @Option(help: "Language: \(SpokenLanguages.knownList) (default: the config's, else en-US).")
+    var language: String?
+
+    @Option(help: "\(Support.phrasingHelp) (default: the config's, else the language's).")
     var phrasing: Phrasing?
 
     /// The command line's settings that override the config file.
     func overrides() throws -> ConfigOverrides {
-        ConfigOverrides(
-            zone: try zone.map { try Support.zone($0) }, device: device, pack: pack, chime: chime, phrasing: phrasing)
+        try Support.checkLanguage(language)
+        return ConfigOverrides(
+            zone: try zone.map { try Support.zone($0) }, device: device, pack: pack, chime: chime, phrasing: phrasing,
+            language: language)
     }
 }
 

@@ -35,11 +35,15 @@ struct Check: ParsableCommand {
     )
     var chime: ChimeStyle?
 
-    @Option(help: "Prove every minute can be said in this phrasing: 12h or 24h (default: the config's, else 12h).")
+    @Option(help: "Language: \(SpokenLanguages.knownList) (default: the config's, else en-US).")
+    var language: String?
+
+    @Option(help: "Prove every minute can be said in this phrasing too: \(Support.phrasingHelp) (default: the config's, else the language's).")
     var phrasing: Phrasing?
 
     func run() throws {
-        let overrides = ConfigOverrides(device: device, pack: pack, chime: chime, phrasing: phrasing)
+        try Support.checkLanguage(language)
+        let overrides = ConfigOverrides(device: device, pack: pack, chime: chime, phrasing: phrasing, language: language)
         let settings: Config
         do { settings = try ClockDaemon.loadConfig(path: config, overrides: overrides) } catch {
             throw CLIError(error.status, error.description)
@@ -51,14 +55,15 @@ struct Check: ParsableCommand {
         if readsFile, let file { print("config: \(file)") }
         try Check.perform(
             pack: settings.pack, packOrigin: settings.packOrigin, device: device ?? (readsFile ? settings.device : nil),
-            styles: [settings.announcementStyle.phrase], chime: settings.chime)
+            language: settings.language, styles: [settings.announcementStyle.phrase], chime: settings.chime)
     }
 
     /// Loads and checks a pack, printing one line per finding: `problem:` (the pack is broken:
     /// exit 65), `warning:` (loudness or clipping: still exit 0), then `ok:`. `chime`: the chime
     /// the pack must be able to ring (nil: none in particular).
     static func perform(
-        pack name: String?, packOrigin: String? = nil, device: String?, styles: [PhraseStyle], chime: ChimeStyle? = nil
+        pack name: String?, packOrigin: String? = nil, device: String?, language: String = SpokenLanguages.defaultTag,
+        styles: [PhraseStyle], chime: ChimeStyle? = nil
     ) throws {
         let loaded: SoundPack
         do { loaded = try Support.pack(name, origin: packOrigin, scan: true, keepingBrokenClips: true) } catch let error as CLIError {
@@ -73,7 +78,24 @@ struct Check: ParsableCommand {
             throw CLIError(error.status, "the pack cannot be loaded.")
         }
         let pack = loaded
-        let report = pack.check(styles: styles)
+        do throws(PackError) { try pack.requireLanguage(language) } catch {
+            print("problem: \(error.description)")
+            throw CLIError(.packError, "sound pack '\(pack.name)' speaks another language.")
+        }
+        // Every phrasing the pack declares, and the configured one: all 1,440 minutes in each.
+        var checked: [PhraseStyle] = []
+        for style in styles {
+            for phrasing in pack.phrasingsToCheck(configured: style.phrasing) {
+                var each = style
+                each.phrasing = phrasing
+                if !checked.contains(each) { checked.append(each) }
+            }
+        }
+        let report = pack.check(styles: checked)
+        // A pack of another language, or one that declares its phrasings, is told which were proved.
+        let phrasingsNote =
+            pack.manifest.language == SpokenLanguages.defaultTag && pack.manifest.phrasings == nil
+            ? "" : " (\(pack.manifest.language): \(checked.map(\.phrasing.rawValue).joined(separator: ", ")))"
         for problem in report.problems { print("problem: \(problem.description)") }
         for warning in pack.loudnessReport().warnings { print("warning: \(warning.description)") }
         var deviceProblem: String?
@@ -90,7 +112,7 @@ struct Check: ParsableCommand {
             )
         }
         print(
-            "ok: sound pack '\(pack.name)' (\(pack.directory.path)): \(report.clipCount) clips decode (\(pack.format)); all \(report.minutesChecked) minutes can be said."
+            "ok: sound pack '\(pack.name)' (\(pack.directory.path)): \(report.clipCount) clips decode (\(pack.format)); all \(report.minutesChecked) minutes can be said\(phrasingsNote)."
         )
         var rings: [String] = []
         var cannot: [String] = []

@@ -35,8 +35,11 @@ struct RecordPack: ParsableCommand {
         help: "Record only this word (repeatable), e.g. --word forty-five; replaces the pack's clip.")
     var words: [String] = []
 
-    @Option(help: "12h or 24h: which words the pack needs.")
-    var phrasing: String = Phrasing.twelveHour.rawValue
+    @Option(help: "Which words the pack needs: a phrasing of the language (default: en-US 12h, the others casual).")
+    var phrasing: String?
+
+    @Option(help: "The pack's language: \(SpokenLanguages.knownList) (default: the pack's, else en-US).")
+    var language: String?
 
     @Flag(help: "Record every compound minute (twenty-one … fifty-nine) as a whole word instead of composing it.")
     var allCompounds = false
@@ -60,8 +63,24 @@ struct RecordPack: ParsableCommand {
     static let leadInGapMs = 150
 
     func run() throws {
-        guard let phrasing = Phrasing(rawValue: phrasing) else {
-            throw CLIError(.badInput, "--phrasing: \"\(self.phrasing)\" is not a phrasing; use 12h or 24h.")
+        try Support.checkLanguage(language)
+        let writer = PackWriter(directory: URL(fileURLWithPath: directory))
+        let existing: JSONValue?
+        do throws(PackError) { existing = try writer.readManifest() } catch {
+            throw CLIError(
+                .packError, error.description + " record-pack adds to an existing pack only if its pack.json is valid.")
+        }
+        // An existing pack keeps its language: words of another one would make it say nonsense.
+        let packLanguage = existing?["language"]?.stringValue.flatMap(SpokenLanguages.canonical)
+        let language = SpokenLanguages.canonical(self.language ?? packLanguage ?? SpokenLanguages.defaultTag)!
+        if existing != nil, language != (packLanguage ?? SpokenLanguages.defaultTag) {
+            throw CLIError(
+                .badInput,
+                "--language: the pack at \(writer.directory.path) speaks \(packLanguage ?? SpokenLanguages.defaultTag); record \(language) into a new directory.")
+        }
+        let phrasing = self.phrasing.map(Phrasing.init(rawValue:)) ?? SpokenLanguages.defaultPhrasing(of: language)
+        if let problem = SpokenLanguages.problem(language: language, phrasing: phrasing) {
+            throw CLIError(.badInput, "--phrasing: \(problem)")
         }
         for word in words {
             if word == "chime" || word.hasPrefix("bell") {
@@ -70,7 +89,7 @@ struct RecordPack: ParsableCommand {
                     "--word: '\(word)' is a bell, not a word: record-pack records the voice only (a new pack gets the default pack's bells; to use your own, add the file to pack.json)."
                 )
             }
-            do throws(RecordingWordError) { try RecordingScript.validate(word) } catch {
+            do throws(RecordingWordError) { try RecordingScript.validate(word, language: language) } catch {
                 throw CLIError(.badInput, "--word: \(error.description)")
             }
         }
@@ -82,12 +101,6 @@ struct RecordPack: ParsableCommand {
                 .badInput, "--rate: \(rate) Hz is out of range; use 8000-192000 (22050 is plenty for speech).")
         }
 
-        let writer = PackWriter(directory: URL(fileURLWithPath: directory))
-        let existing: JSONValue?
-        do throws(PackError) { existing = try writer.readManifest() } catch {
-            throw CLIError(
-                .packError, error.description + " record-pack adds to an existing pack only if its pack.json is valid.")
-        }
         if let channels = existing?["channels"]?.intValue, channels != 1 {
             throw CLIError(
                 .badInput,
@@ -103,7 +116,7 @@ struct RecordPack: ParsableCommand {
         }
         let format = StreamFormat(sampleRate: rate ?? packRate ?? 22050, channels: 1)
 
-        let todo = plan(phrasing: phrasing, existing: existing, writer: writer)
+        let todo = plan(language: language, phrasing: phrasing, existing: existing, writer: writer)
         if todo.isEmpty {
             print(
                 "Sound pack \(writer.directory.path) already has every word for \(phrasing.rawValue) phrasing; to record one again, pass --word WORD."
@@ -114,8 +127,8 @@ struct RecordPack: ParsableCommand {
                 throw CLIError(.deviceError, error.description)
             }
             var session = Session(
-                writer: writer, manifest: existing, format: format, capture: capture, phrasing: phrasing,
-                maxSeconds: maxSeconds,
+                writer: writer, manifest: existing, format: format, capture: capture, language: language,
+                phrasing: phrasing, maxSeconds: maxSeconds,
                 copyBells: !noBells, playDevice: playDevice)
             defer { capture.close() }
             print(
@@ -141,20 +154,22 @@ struct RecordPack: ParsableCommand {
                         ? ""
                         : " Not recorded: \(skipped.joined(separator: ", ")); run the command again to record them."))
         }
-        print(
-            "Checking the pack (talking-clock check --pack \(writer.directory.path)\(phrasing == .twelveHour ? "" : " --phrasing 24h")):"
-        )
-        try Check.perform(pack: writer.directory.path, device: nil, styles: [PhraseStyle(phrasing: phrasing)])
+        let languageOption = language == SpokenLanguages.defaultTag ? "" : " --language \(language)"
+        let phrasingOption = phrasing == SpokenLanguages.defaultPhrasing(of: language) ? "" : " --phrasing \(phrasing)"
+        print("Checking the pack (talking-clock check --pack \(writer.directory.path)\(languageOption)\(phrasingOption)):")
+        try Check.perform(
+            pack: writer.directory.path, device: nil, language: language,
+            styles: [PhraseStyle(language: language, phrasing: phrasing)])
     }
 
     /// The words to record: those named with --word, else those the pack lacks.
-    func plan(phrasing: Phrasing, existing: JSONValue?, writer: PackWriter) -> [String] {
+    func plan(language: String, phrasing: Phrasing, existing: JSONValue?, writer: PackWriter) -> [String] {
         if !words.isEmpty {
             var seen = Set<String>()
             return words.filter { seen.insert($0).inserted }
         }
         let clips = existing?["clips"]?.objectValue ?? [:]
-        return RecordingScript.words(for: phrasing, allCompounds: allCompounds).filter { word in
+        return RecordingScript.words(language: language, phrasing: phrasing, allCompounds: allCompounds).filter { word in
             guard let path = clips[word]?.stringValue else { return true }
             return (try? PackPaths.resolve(path, clip: word, in: writer.directory)) == nil
         }
@@ -171,20 +186,23 @@ struct Session {
     var manifest: JSONValue?
     let format: StreamFormat
     let capture: ALSACapture
+    /// The pack's language (a known tag).
+    let language: String
     let phrasing: Phrasing
     let maxSeconds: Double
     let copyBells: Bool
     let playDevice: String
 
     init(
-        writer: PackWriter, manifest: JSONValue?, format: StreamFormat, capture: ALSACapture, phrasing: Phrasing,
-        maxSeconds: Double,
+        writer: PackWriter, manifest: JSONValue?, format: StreamFormat, capture: ALSACapture, language: String,
+        phrasing: Phrasing, maxSeconds: Double,
         copyBells: Bool, playDevice: String
     ) {
         self.writer = writer
         self.manifest = manifest
         self.format = format
         self.capture = capture
+        self.language = language
         self.phrasing = phrasing
         self.maxSeconds = maxSeconds
         self.copyBells = copyBells
@@ -207,12 +225,12 @@ struct Session {
 
     mutating func record(_ word: String, number: Int, of total: Int) throws -> WordOutcome {
         let shown =
-            RecordingScript.carrier(for: word, phrasing: phrasing).map {
+            RecordingScript.carrier(for: word, language: language, phrasing: phrasing).map {
                 RecordingScript.prompt($0.phrase, marking: $0.index)
             }
             ?? "\"\(word.uppercased())\""
         print("")
-        print("[\(number)/\(total)] \(shown) -- say: \(RecordingScript.spoken(word))")
+        print("[\(number)/\(total)] \(shown) -- say: \(RecordingScript.spoken(word, language: language))")
         while true {
             prompt("Press Enter to record (s = skip, q = quit): ")
             guard let start = answer() else {
@@ -340,6 +358,14 @@ struct Session {
             var clips = document["clips"]?.objectValue ?? [:]
             clips[word] = .string(relative)
             document["clips"] = .object(clips)
+            // A pack of another language than US English says so, and which phrasings it was
+            // recorded for (`check` proves each); an English pack is written as before.
+            if language != SpokenLanguages.defaultTag {
+                document["language"] = .string(language)
+                var phrasings = document["phrasings"]?.arrayValue?.compactMap(\.stringValue) ?? []
+                if !phrasings.contains(phrasing.rawValue) { phrasings.append(phrasing.rawValue) }
+                document["phrasings"] = .array(phrasings.map(JSONValue.string))
+            }
             if document != manifest {
                 try writer.writeManifest(document)
                 manifest = document

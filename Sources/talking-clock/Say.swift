@@ -65,14 +65,16 @@ struct Say: ParsableCommand {
             let local = CivilTime.local(Int((WallClock.now() + clockOffset).rounded(.down)), in: zone)
             (hour, minute) = (local.hour, local.minute)
         }
+        let style = settings.announcementStyle
+        // The phrase needs no pack: a dry run shows it even when the pack cannot say it.
+        if dryRun { print(Phrase.forTime(hour: hour, minute: minute, style: style.phrase).text) }
         let pack = try Support.pack(settings.pack, origin: settings.packOrigin, scan: false)
+        try Support.requireLanguage(pack, settings.language)
         // The stream format is known now: the opening thread configures the device (hw/sw params,
         // the sound server's stream) while this one decodes and mixes.
         opening?.configure(format: pack.format)
-        let style = settings.announcementStyle
         let plan = try Support.plan(hour: hour, minute: minute, style: style, pack: pack)
         if dryRun {
-            print(plan.phrase.text)
             print("clips: " + plan.clips.joined(separator: " "))
             if let chime = Support.chimeSummary(plan, style: style.chime) { print(chime) }
             return

@@ -35,7 +35,10 @@ struct Schedule: ParsableCommand {
     @Option(help: "Chime: none, hour, westminster or ships-bells (default: the config's, else hour).")
     var chime: ChimeStyle?
 
-    @Option(help: "12h or 24h (default: the config's, else 12h).")
+    @Option(help: "Language: \(SpokenLanguages.knownList) (default: the config's, else en-US).")
+    var language: String?
+
+    @Option(help: "\(Support.phrasingHelp) (default: the config's, else the language's).")
     var phrasing: Phrasing?
 
     @Option(help: "Config file (default: $XDG_CONFIG_HOME/talking-clock/config.toml, if it exists).")
@@ -43,7 +46,7 @@ struct Schedule: ParsableCommand {
 
     @Flag(
         help:
-            "One JSON object per line: at, utc, decision (speak, chime-only or skip), reason (why it is not a plain speak), volume (percent, unless skipped), text, clips, chime, strikes, anchor_offset_ms."
+            "One JSON object per line: at, utc, decision (speak, chime-only or skip), reason (why it is not a plain speak), volume (percent, unless skipped), language, text, clips, chime, strikes, anchor_offset_ms."
     )
     var json = false
 
@@ -52,8 +55,10 @@ struct Schedule: ParsableCommand {
     }
 
     func run() throws {
+        try Support.checkLanguage(language)
         let overrides = ConfigOverrides(
-            zone: try self.zone.map { try Support.zone($0) }, pack: pack, chime: chime, phrasing: phrasing)
+            zone: try self.zone.map { try Support.zone($0) }, pack: pack, chime: chime, phrasing: phrasing,
+            language: language)
         let settings: Config
         do { settings = try ClockDaemon.loadConfig(path: config, overrides: overrides) } catch {
             throw CLIError(error.status, error.description)
@@ -68,10 +73,16 @@ struct Schedule: ParsableCommand {
             start = WallClock.now()
         }
         let pack = try Support.pack(settings.pack, origin: settings.packOrigin, scan: false)
+        try Support.requireLanguage(pack, settings.language)
         // Streamed: each line is written (in 64 KiB chunks) as it is computed, so any --count
         // runs in constant memory.
         var out = ""
         out.reserveCapacity(1 << 17)
+        // Plain English lists stay as they were; any other language is named first.
+        let phrase = settings.announcementStyle.phrase
+        if !json, phrase.language != SpokenLanguages.defaultTag {
+            out += "language: \(phrase.language), phrasing \(phrase.phrasing)\n"
+        }
         var plans: [PlanKey: AnnouncementPlan] = [:]  // the words repeat every day: at most 2 × 1,440
         var after = start
         for _ in 0..<count {
@@ -177,11 +188,17 @@ struct Schedule: ParsableCommand {
                 "{\"at\":\"\(local.rfc3339)\",\"utc\":\"\(CivilTime.utcString(boundary))\",\"decision\":\"\(decision)\""
             if let reason { line += ",\"reason\":\"\(reason)\"" }
             if let volume { line += ",\"volume\":\(volume)" }
-            line += ",\"text\":\"\(words(phrase))\",\"clips\":["
+            line += ",\"language\":\"\(phrase.language)\",\"text\":\"\(Self.escaped(words(phrase)))\",\"clips\":["
             line += (plan?.clips ?? []).map { "\"\($0)\"" }.joined(separator: ",") + "]"
             let strikes = plan?.chime.count ?? 0
             line += ",\"chime\":\"\(strikes == 0 ? "none" : chime.rawValue)\",\"strikes\":\(strikes)"
             return line + ",\"anchor_offset_ms\":\(plan?.anchorOffsetMs ?? 0)}\n"
+        }
+
+        /// A JSON string's content: the phrases hold no control characters, but may hold any letter.
+        static func escaped(_ text: String) -> String {
+            text.contains(where: { $0 == "\"" || $0 == "\\" })
+                ? text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") : text
         }
     }
 }

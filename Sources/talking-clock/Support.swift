@@ -4,6 +4,15 @@ import SoundPack
 import TalkingClockCore
 
 enum Support {
+    /// Which phrasings there are, for --help.
+    static let phrasingHelp = "English: 12h, 24h or casual; the other languages: casual or 24h"
+
+    /// `--language TAG`: an unknown tag is bad input that lists the known ones.
+    static func checkLanguage(_ tag: String?) throws {
+        guard let tag, SpokenLanguages.canonical(tag) == nil else { return }
+        throw CLIError(.badInput, "--language: unknown language \"\(tag)\"; the clock speaks: \(SpokenLanguages.knownList).")
+    }
+
     static func zone(_ explicit: String?) throws -> TimeZone {
         do { return try ZoneResolver.resolve(explicit: explicit) } catch {
             throw CLIError(.badInput, error.description)
@@ -23,6 +32,11 @@ enum Support {
         do { return try SoundPack(directory: url, scan: scan, keepingBrokenClips: keepingBrokenClips) } catch {
             throw CLIError(.packError, error.description)
         }
+    }
+
+    /// Refuses a pack of another language than the configured one (exit 65).
+    static func requireLanguage(_ pack: SoundPack, _ language: String) throws {
+        do { try pack.requireLanguage(language) } catch { throw CLIError(.packError, error.description) }
     }
 
     static func plan(hour: Int, minute: Int, style: AnnouncementStyle, pack: SoundPack) throws -> AnnouncementPlan {

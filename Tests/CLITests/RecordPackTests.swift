@@ -64,6 +64,35 @@ final class RecordPackTests: XCTestCase {
         return x.firstIndex { abs($0) > peak / 10 } ?? 0
     }
 
+    /// `--language de`: every German word of the casual phrasing, each shown inside a German
+    /// sentence; the pack declares its language and phrasing, and `check` proves them.
+    func testRecordsAPackOfAnotherLanguage() throws {
+        let words = RecordingScript.words(language: "de", phrasing: .casual)
+        let voices = try ["one", "three", "seven", "twelve", "forty", "noon"].map(spoken)
+        let env = try microphone(words.indices.map { (lead: 0.3, audio: voices[$0 % voices.count]) })
+        let pack = work.appendingPathComponent("meins")
+        let r = try BinaryRunner.run(
+            ["record-pack", pack.path, "--device", "testmic", "--language", "de"], environment: env,
+            input: String(repeating: "\n\n", count: words.count))
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        let n = words.count
+        XCTAssertTrue(r.stdout.contains("[1/\(n)] \"VIERTEL nach eins\" -- say: Viertel\n"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("] \"HALB zwei\" -- say: halb\n"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("Saved \(n) of \(n) words.\n"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("Checking the pack (talking-clock check --pack \(pack.path) --language de):"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("all 1440 minutes can be said (de: casual).\n"), r.stdout)
+        let manifest = try XCTUnwrap(try PackWriter(directory: pack).readManifest())
+        XCTAssertEqual(manifest["language"], .string("de"))
+        XCTAssertEqual(manifest["phrasings"], .array([.string("casual")]))
+        XCTAssertEqual(manifest["clips"]?["halb"], .string("voice/halb.flac"))
+
+        // An English recording into it is refused: the pack speaks German.
+        let english = try BinaryRunner.run(["record-pack", pack.path, "--language", "en-US"], environment: env, input: "")
+        XCTAssertEqual(english.status, ExitStatus.badInput.rawValue)
+        XCTAssertEqual(
+            english.stderr, "talking-clock: --language: the pack at \(pack.path) speaks de; record en-US into a new directory.\n")
+    }
+
     func testRecordsAWholePackTrimmedAndEvenFromTakesAtDifferentLevels() throws {
         let words = RecordingScript.words(for: .twelveHour)
         var inputLevels: [Double] = []
@@ -271,7 +300,8 @@ final class RecordPackTests: XCTestCase {
 
         let phrasing = try BinaryRunner.run(["record-pack", pack.path, "--phrasing", "13h"], input: "")
         XCTAssertEqual(phrasing.status, ExitStatus.badInput.rawValue)
-        XCTAssertTrue(phrasing.stderr.contains("use 12h or 24h"), phrasing.stderr)
+        // The phrasings are the language's (record-pack --language): English also has casual.
+        XCTAssertTrue(phrasing.stderr.contains("language en-US has no phrasing \"13h\"; it has: 12h, 24h, casual."), phrasing.stderr)
 
         let copy = work.appendingPathComponent("copy")
         try FileManager.default.copyItem(at: defaultPack, to: copy)

@@ -214,7 +214,7 @@ final class ScheduleDecisionTests: XCTestCase {
         XCTAssertEqual(
             night.stdout,
             """
-            {"at":"2026-07-01T22:00:00+00:00","utc":"2026-07-01T22:00:00Z","decision":"skip","reason":"quiet","text":"ten PM","clips":[],"chime":"none","strikes":0,"anchor_offset_ms":0}
+            {"at":"2026-07-01T22:00:00+00:00","utc":"2026-07-01T22:00:00Z","decision":"skip","reason":"quiet","language":"en-US","text":"ten PM","clips":[],"chime":"none","strikes":0,"anchor_offset_ms":0}
 
             """)
         // interval = "hour" lists only the hours.

@@ -7,7 +7,7 @@ import XCTest
 /// file, the key and the closest known key.
 final class ManifestStrictnessTests: XCTestCase {
     let path = "/packs/p/pack.json"
-    let top = "Known keys: format, name, description, license, sample_rate, channels, spacing, clips, bells, chimes."
+    let top = "Known keys: format, name, description, license, language, phrasings, sample_rate, channels, spacing, clips, bells, chimes."
 
     func refusal(_ json: String) -> String? {
         do {

@@ -213,7 +213,7 @@ final class ConfigTests: XCTestCase {
             ),
             (
                 "enum wrong type", "phrasing = 24",
-                "config.toml: line 1: 'phrasing' must be one of \"12h\" or \"24h\", not the integer 24."
+                "config.toml: line 1: 'phrasing' must be a phrasing such as \"12h\" or \"casual\" in quotes, not the integer 24."
             ),
             (
                 "driver", "driver = \"cron\"",

@@ -24,7 +24,7 @@ final class RecordingScriptTests: XCTestCase {
     }
 
     func testTheRecordedWordsSayEveryMinute() {
-        for phrasing in Phrasing.allCases {
+        for phrasing in RecordingScript.englishPhrasings {
             for all in [false, true] {
                 let words = Set(RecordingScript.words(for: phrasing, allCompounds: all))
                 // Every minute, whichever way the user has 00:00 said…
@@ -76,6 +76,43 @@ final class RecordingScriptTests: XCTestCase {
         }
         XCTAssertThrowsError(try RecordingScript.validate("banana")) { error in
             XCTAssertNil((error as! RecordingWordError).suggestion)
+        }
+    }
+}
+
+/// `record-pack --language`: the words of another language, each shown in a whole sentence of it.
+final class LanguageRecordingScriptTests: XCTestCase {
+    func testEveryWordOfAPhrasingIsRecordedWholeAndShownInASentence() throws {
+        for tag in ["de", "fr", "pl", "ru"] {
+            for phrasing in SpokenLanguages.phrasings(of: tag) {
+                let words = RecordingScript.words(language: tag, phrasing: phrasing)
+                XCTAssertEqual(Set(words), Set(SpokenLanguages.vocabulary(of: tag, phrasing: phrasing)), "\(tag) \(phrasing)")
+                XCTAssertEqual(words.count, Set(words).count, "each word once")
+                for word in words {
+                    let carrier = try XCTUnwrap(
+                        RecordingScript.carrier(for: word, language: tag, phrasing: phrasing), "\(tag) \(word)")
+                    XCTAssertEqual(carrier.phrase.words[carrier.index], word)
+                    XCTAssertEqual(carrier.phrase.language, tag)
+                }
+            }
+        }
+    }
+
+    func testPromptsMarkTheWordInTheLanguagesOwnSentence() throws {
+        func shown(_ word: String, _ tag: String, _ phrasing: Phrasing = .casual) -> String? {
+            RecordingScript.carrier(for: word, language: tag, phrasing: phrasing).map {
+                RecordingScript.prompt($0.phrase, marking: $0.index)
+            }
+        }
+        // Quarter hours of the afternoon come first: 13:15, 13:30, 13:45.
+        XCTAssertEqual(shown("halb", "de"), "\"HALB zwei\"", "13:30 names the next hour")
+        XCTAssertEqual(shown("fünfundvierzig", "de"), "\"dreizehn uhr FÜNFUNDVIERZIG\"", "only 24h says it: its sentence")
+        XCTAssertEqual(shown("четвёртого", "ru"), "\"четверть ЧЕТВЁРТОГО\"", "the genitive of the next hour")
+        XCTAssertEqual(shown("es", "de"), "\"ES ist viertel nach eins\"", "a lead-in word is shown before a time")
+        XCTAssertEqual(RecordingScript.spoken("uhr", language: "de"), "Uhr")
+        XCTAssertNoThrow(try RecordingScript.validate("wpół", language: "pl"))
+        XCTAssertThrowsError(try RecordingScript.validate("halb", language: "fr")) { error in
+            XCTAssertTrue("\(error)".hasPrefix("'halb' is not a word talking-clock says in fr."), "\(error)")
         }
     }
 }

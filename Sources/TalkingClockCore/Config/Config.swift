@@ -28,7 +28,16 @@ public struct Config: Hashable, Sendable {
     public var lateLimit: Double = 5
     public var driver: Driver = .timer
     public var chime: ChimeStyle = .hour
-    public var phrasing: Phrasing = .twelveHour
+    /// The language spoken: a known tag (`SpokenLanguages.known`), spelt as the clock spells it.
+    public var language: String = SpokenLanguages.defaultTag
+    /// The phrasing the file or the command line chose; nil: the language's default.
+    public var chosenPhrasing: Phrasing?
+    /// The phrasing spoken: the chosen one, else the language's default (en-US "12h", the
+    /// others "casual").
+    public var phrasing: Phrasing {
+        get { chosenPhrasing ?? SpokenLanguages.defaultPhrasing(of: language) }
+        set { chosenPhrasing = newValue }
+    }
     public var midnight: MidnightStyle = .zeroHundred
     public var leadIn: LeadIn = .none
     /// Whether the time is spoken (false: chime only).
@@ -43,13 +52,15 @@ public struct Config: Hashable, Sendable {
     /// The style announcements are planned with.
     public var announcementStyle: AnnouncementStyle {
         AnnouncementStyle(
-            phrase: PhraseStyle(phrasing: phrasing, midnight: midnight, leadIn: leadIn), chime: chime, voice: voice,
+            phrase: PhraseStyle(language: language, phrasing: phrasing, midnight: midnight, leadIn: leadIn),
+            chime: chime, voice: voice,
             voiceMinutes: voiceAt)
     }
 
     /// The top-level keys, in the order the example documents them.
     public static let keys = [
-        "zone", "device", "pack", "interval", "volume", "late-limit", "driver", "chime", "phrasing", "midnight",
+        "zone", "device", "pack", "interval", "volume", "late-limit", "driver", "chime", "language", "phrasing",
+        "midnight",
         "lead-in", "voice", "voice-at", "quiet",
     ]
 
@@ -95,16 +106,19 @@ public struct ConfigOverrides: Hashable, Sendable {
     public var pack: String?
     public var chime: ChimeStyle?
     public var phrasing: Phrasing?
+    /// A language tag as typed (`--language de`); checked by `Config.checkSpeech`.
+    public var language: String?
 
     public init(
         zone: TimeZone? = nil, device: String? = nil, pack: String? = nil, chime: ChimeStyle? = nil,
-        phrasing: Phrasing? = nil
+        phrasing: Phrasing? = nil, language: String? = nil
     ) {
         self.zone = zone
         self.device = device
         self.pack = pack
         self.chime = chime
         self.phrasing = phrasing
+        self.language = language
     }
 }
 
@@ -120,7 +134,17 @@ extension Config {
         }
         if let chime = overrides.chime { result.chime = chime }
         if let phrasing = overrides.phrasing { result.phrasing = phrasing }
+        if let language = overrides.language { result.language = SpokenLanguages.canonical(language) ?? language }
         return result
+    }
+
+    /// Checks that the language, phrasing and lead-in can be spoken together after the command
+    /// line's overrides (`--language de` with a file's `phrasing = "12h"` cannot): `source` names
+    /// where the values came from in the error.
+    public func checkSpeech(source: String) throws(ConfigError) {
+        if let problem = SpokenLanguages.problem(language: language, phrasing: phrasing, leadIn: leadIn) {
+            throw ConfigError(source: source, key: "language", message: problem)
+        }
     }
 
     /// Resolves an IANA zone name, suggesting the nearest known name on a typo. Also for `--tz`
@@ -148,6 +172,10 @@ extension Config {
         }
         let reader = ConfigReader(source: source)
         var config = Config()
+        // The phrasing and the lead-in are checked against the language once all three are read.
+        var languageEntry: TOMLTable.Entry?
+        var phrasingEntry: TOMLTable.Entry?
+        var leadInEntry: TOMLTable.Entry?
         for entry in document.entries {
             switch entry.key {
             case "zone":
@@ -170,12 +198,22 @@ extension Config {
                 config.driver = try reader.choice(entry, Driver.allCases)
             case "chime":
                 config.chime = try reader.choice(entry, ChimeStyle.allCases)
+            case "language":
+                let tag = try reader.string(entry, "a language tag such as \"en-US\" or \"de\"")
+                guard let known = SpokenLanguages.canonical(tag) else {
+                    throw reader.fail(
+                        entry, "unknown language \(TOMLValue.quoted(tag)); the clock speaks: \(SpokenLanguages.knownList).")
+                }
+                config.language = known
+                languageEntry = entry
             case "phrasing":
-                config.phrasing = try reader.choice(entry, Phrasing.allCases)
+                config.phrasing = Phrasing(rawValue: try reader.string(entry, "a phrasing such as \"12h\" or \"casual\""))
+                phrasingEntry = entry
             case "midnight":
                 config.midnight = try reader.choice(entry, MidnightStyle.allCases)
             case "lead-in":
                 config.leadIn = try reader.choice(entry, LeadIn.allCases)
+                leadInEntry = entry
             case "voice":
                 config.voice = try reader.bool(entry)
             case "voice-at":
@@ -185,6 +223,17 @@ extension Config {
             default:
                 throw reader.unknownKey(entry, known: keys, section: nil)
             }
+        }
+        if let phrasingEntry,
+            let problem = SpokenLanguages.problem(language: config.language, phrasing: config.phrasing)
+        {
+            let set = languageEntry == nil ? " (set 'language', or choose one of those)" : ""
+            throw reader.fail(phrasingEntry, String(problem.dropLast()) + set + ".")
+        }
+        if let leadInEntry,
+            let problem = SpokenLanguages.problem(language: config.language, phrasing: nil, leadIn: config.leadIn)
+        {
+            throw reader.fail(leadInEntry, problem)
         }
         return config
     }
@@ -506,8 +555,8 @@ private enum QuietModeName: String, CaseIterable {
 
 extension Config {
     /// A documented configuration file: every key with its meaning and allowed values. The active
-    /// values are the defaults, except the two example quiet windows; `zone` is commented out
-    /// because its default is the system zone. `talking-clock` can print this as a starting point.
+    /// values are the defaults, except the two example quiet windows; `zone` and `phrasing` are
+    /// commented out because their defaults depend on the system zone and the language. `talking-clock` can print this as a starting point.
     public static let exampleTOML = #"""
         # talking-clock configuration (~/.config/talking-clock/config.toml).
         # Every key is optional; unless noted, the values below are the defaults.
@@ -541,14 +590,23 @@ extension Config {
         # half hour of a four-hour watch) or "none".
         chime = "hour"
 
-        # "12h" says "three forty-five PM"; "24h" says "fifteen forty-five".
-        phrasing = "12h"
+        # The language spoken: "en-US", "en-GB", "de", "fr", "es" (Spain), "it", "nl", "pl" or
+        # "ru". The sound pack must speak the same language (its pack.json says which).
+        language = "en-US"
 
-        # With "24h" phrasing, 00:00 is said as "zero-hundred" (the default) or "midnight".
+        # How the time is put into words; each language has its own phrasings and default:
+        # "casual" (every language: "quarter past three", "halb vier", "trois heures et quart"),
+        # "24h" (the official style: "fifteen forty-five", "fünfzehn Uhr fünfundvierzig"), and
+        # for English "12h" ("three forty-five PM", the en-US default; the others default to
+        # "casual"). Left out, as here, the language's default is used.
+        # phrasing = "12h"
+
+        # With English "24h" phrasing, 00:00 is said as "zero-hundred" (the default) or "midnight".
         # ("12h" always says "midnight".)
         midnight = "zero-hundred"
 
-        # Words before the time: "none", "its" ("it's three PM") or "the-time-is".
+        # Words before the time: "none", "its" ("it's three PM"; "es ist", "il est", "het is",
+        # "jest", "сейчас" in de, fr, nl, pl, ru; es and it have none) or "the-time-is" (en-US).
         lead-in = "none"
 
         # false: chime only, never speak the time.
