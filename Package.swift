@@ -19,7 +19,9 @@ let package = Package(
         // Its header comes from libsndfile1-dev.
         .target(name: "CSndfile"),
         .systemLibrary(name: "CLinux"),
-        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        // libmosquitto likewise (it brings libssl and libcrypto): loaded only when [mqtt] is configured,
+        // see Sources/CMosquitto/include/CMosquitto.h. Its header comes from libmosquitto-dev.
+        .target(name: "CMosquitto"),
 
         // Pure: time, phrases, schedule, timelines, config and protocol parsing. Foundation only;
         // the words of a time come from PhraseGrammar (data, no I/O).

@@ -75,10 +75,14 @@ public struct MQTTError: Error, Equatable, Sendable, CustomStringConvertible {
         case refused(code: Int32)
         /// No CONNACK within `connectTimeout`.
         case timedOut
+        /// libmosquitto.so.1 could not be loaded (it is loaded on first use, not linked); `reason`
+        /// is the loader's sentence, with the fix.
+        case unavailable
     }
 
     public var kind: Kind
-    /// `mosquitto_strerror`, `mosquitto_connack_string` or strerror text.
+    /// `mosquitto_strerror`, `mosquitto_connack_string` or strerror text (`.unavailable`: why
+    /// libmosquitto could not be loaded and how to install it).
     public var reason: String
     public var broker: String
 
@@ -90,6 +94,8 @@ public struct MQTTError: Error, Equatable, Sendable, CustomStringConvertible {
                 ? "check the username and the password file, and the broker's password_file and ACL"
                 : "check the broker's listener and the client id"
             return "The MQTT broker \(broker) refused the connection: \(reason) (CONNACK \(code)); \(fix)."
+        case .unavailable:
+            return "MQTT broker \(broker): \(reason)."
         case .timedOut:
             return
                 "The MQTT broker \(broker) accepted the connection but did not answer it in time; check that it is an MQTT listener and not overloaded."
@@ -192,7 +198,9 @@ public final class MQTTClient {
     public init(_ options: MQTTOptions) throws(MQTTError) {
         self.options = options
         self.backoff = options.backoffInitial
-        Mosquitto.initialised
+        if let why = Mosquitto.loadFailure {
+            throw MQTTError(kind: .unavailable, reason: why, broker: options.brokerName)
+        }
         guard let m = Mosquitto.new(clientID: options.clientID) else {
             throw MQTTError.library("mosquitto_new", Mosquitto.errErrno, broker: options.brokerName)
         }
