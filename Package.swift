@@ -26,8 +26,8 @@ let package = Package(
         // Pure: time, phrases, schedule, timelines, config and protocol parsing. Foundation only;
         // the words of a time come from PhraseGrammar (data, no I/O).
         .target(name: "TalkingClockCore", dependencies: ["PhraseGrammar"]),
-        // General time-zone code, not the clock's rules: POSIX TZ strings (a TZif reader and a
-        // rule engine would go here too). Pure Swift, no Foundation.
+        // General time-zone code, not the clock's rules: POSIX TZ strings and their rules, TZif files,
+        // ZoneRules. Pure Swift, no Foundation.
         .target(name: "TimeZoneRules"),
         // Phrase grammars as data: (hour, minute, language, phrasing) -> words. Foundation only, no I/O;
         // the language files are embedded by scripts/embed-grammars (see Languages/README.md).
