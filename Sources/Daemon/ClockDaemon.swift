@@ -329,6 +329,13 @@ public final class ClockDaemon {
 
     private func arm(_ boundary: Int) {
         armed = boundary
+        // An `announce` waiting for another boundary (the zone, the interval or the clock changed
+        // under it) is answered now rather than never.
+        for stale in Set(waiters.map(\.boundary)) where stale != boundary && stale != playing?.boundary {
+            resolveWaiters(
+                stale,
+                .error("\(CivilTime.local(stale, in: zone()).rfc3339) is no longer the next boundary (the zone, the interval or the clock changed); trigger again", kind: .stale))
+        }
         let wake = wakeTime(for: boundary)
         if options.clock.followsWallClock {
             boundaryTimer.arm(at: options.clock.realInstant(for: wake))
@@ -634,6 +641,9 @@ public final class ClockDaemon {
                 if let current = playing {
                     current.session.cancel()
                     finishPlayback(interrupted: true)
+                }
+                for boundary in Set(waiters.map(\.boundary)) {
+                    resolveWaiters(boundary, .error("not announced: the daemon is stopping", kind: .stale))
                 }
                 exitStatus = .ok
                 loop.stop()

@@ -306,6 +306,31 @@ final class NeverLoseAQuarterTests: XCTestCase {
         XCTAssertTrue(again.stderr.contains("was already announced"), again.stderr)
     }
 
+    /// An `announce --next` waiting in the daemon for its boundary gets an answer when the daemon
+    /// stops (exit 3, "not announced"), not a connection closed without a reply.
+    func testAWaitingAnnounceIsAnsweredWhenTheDaemonStops() throws {
+        try writePack()
+        let runtime = dir.appendingPathComponent("rt")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+        let env = ["XDG_RUNTIME_DIR": runtime.path, "XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path]
+        // 10:14:00: 10:15 is a minute away.
+        let d = try start(
+            fakeClock: "2026-07-01T10:14:00Z", device: "file:FILE=/dev/null", extra: ["--driver", "external"], environment: env,
+            socket: "rt/talking-clock/control.sock")
+        nonisolated(unsafe) var outcome: BinaryRunner.Outcome?
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            outcome = try? BinaryRunner.run(["announce", "--next", "--max-wait", "120"], environment: env, timeout: 60)
+            done.signal()
+        }
+        XCTAssertTrue(d.waitForLog("<6>trigger boundary=2026-07-01T10:15:00+00:00", timeout: 20), d.log)
+        d.stop()
+        XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+        let r = try XCTUnwrap(outcome)
+        XCTAssertEqual(r.status, ExitStatus.stale.rawValue, r.stdout + r.stderr)
+        XCTAssertTrue(r.stderr.contains("not announced: the daemon is stopping"), r.stderr)
+    }
+
     /// A daemon that is stopped (SIGSTOP) is reported as not answering (exit 4), not as having
     /// closed the connection.
     func testAStoppedDaemonIsReportedAsNotAnswering() throws {
