@@ -127,6 +127,11 @@ public final class ClockDaemon {
     public init(options: DaemonOptions) throws(DaemonStartError) {
         self.options = options
         let config = try Self.loadConfig(options)
+        // The room and the password file are checked before anything is created.
+        var mqttSettings: MQTTSettings?
+        if let table = config.mqtt, !options.oneShot {
+            mqttSettings = try MQTTSettings.resolve(table, configPath: options.configPath ?? Self.defaultConfigPath())
+        }
         pack = try Self.loadPack(for: config)
         if let directory = options.stateDirectory {
             do { stateLock = try StateLock.acquire(directory: directory.path) } catch {
@@ -161,8 +166,7 @@ public final class ClockDaemon {
                 throw DaemonStartError(status: .badInput, description: "Could not start the control socket: \(error.description)")
             }
         }
-        if let table = config.mqtt, !options.oneShot {
-            let settings = try MQTTSettings.resolve(table, configPath: options.configPath ?? Self.defaultConfigPath())
+        if let settings = mqttSettings {
             mqtt = try MQTTRoom(
                 settings: settings, loop: loop, logger: logger, state: { [unowned self] in self.statusReport().json },
                 execute: { [unowned self] line, reply in

@@ -166,6 +166,8 @@ final class MQTTRoom {
             )
             return
         }
+        // An empty message is how a retained one is cleared (mosquitto_pub -r -n): not a command.
+        guard !message.payload.isEmpty else { return }
         var bytes = message.payload
         if bytes.last == 10 { bytes.removeLast() }
         if bytes.last == 13 { bytes.removeLast() }
