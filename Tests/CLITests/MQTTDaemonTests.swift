@@ -219,6 +219,10 @@ final class MQTTDaemonTests: XCTestCase {
         // SIGTERM: a clean `offline`, retained.
         XCTAssertEqual(d.stop(), 0)
         XCTAssertTrue(w.wait("0 tc/kitchen/availability", "offline"), "\(w.lines)")
+        // Sent by the daemon, not the broker's Last Will: it said DISCONNECT ("disconnected."
+        // in mosquitto's log; a lost client is "closed its connection").
+        let brokerLog = String(decoding: (try? Data(contentsOf: broker.appendingPathComponent("mosquitto.log"))) ?? Data(), as: UTF8.self)
+        XCTAssertTrue(brokerLog.contains("Client talking-clock-kitchen disconnected."), brokerLog)
         let after = try watch("tc/kitchen/availability")
         XCTAssertTrue(after.wait("1 tc/kitchen/availability", "offline"), "\(after.lines)")
         XCTAssertTrue(w.lines.filter { $0.hasPrefix("0 tc/kitchen/reply") }.allSatisfy { !$0.contains("hall") })
