@@ -119,12 +119,19 @@ public final class ClockDaemon {
     /// Set when the state file could not be read at start (the mute then comes from what could be
     /// salvaged, or is on); shown by `status` until the user sets the mute again.
     private var stateWarning: String?
+    /// The room on the MQTT broker; nil without an `[mqtt]` table (then no MQTT code runs).
+    private var mqtt: MQTTRoom?
 
     public var driver: Driver { options.driver ?? scheduler.config.driver }
 
     public init(options: DaemonOptions) throws(DaemonStartError) {
         self.options = options
         let config = try Self.loadConfig(options)
+        // The room and the password file are checked before anything is created.
+        var mqttSettings: MQTTSettings?
+        if let table = config.mqtt, !options.oneShot {
+            mqttSettings = try MQTTSettings.resolve(table, configPath: options.configPath ?? Self.defaultConfigPath())
+        }
         pack = try Self.loadPack(for: config)
         if let directory = options.stateDirectory {
             do { stateLock = try StateLock.acquire(directory: directory.path) } catch {
@@ -158,6 +165,13 @@ public final class ClockDaemon {
             } catch {
                 throw DaemonStartError(status: .badInput, description: "Could not start the control socket: \(error.description)")
             }
+        }
+        if let settings = mqttSettings {
+            mqtt = try MQTTRoom(
+                settings: settings, loop: loop, logger: logger, state: { [unowned self] in self.statusReport().json },
+                execute: { [unowned self] line, reply in
+                    if let now = self.handleControl(line, reply: reply) { reply(now) }
+                })
         }
     }
 
@@ -283,9 +297,11 @@ public final class ClockDaemon {
             checkDevice()
         }
         lastZone = zone().identifier
+        mqtt?.start()
         notifier.send("READY=1\nSTATUS=\(statusLine())")
         loop.run()
         notifier.send("STOPPING=1")
+        mqtt?.stop()
         server?.close()
         return exitStatus
     }
@@ -342,7 +358,7 @@ public final class ClockDaemon {
         } else {
             boundaryTimer.arm(after: max(0.001, options.clock.realSeconds(until: wake)))
         }
-        notifier.send("STATUS=\(statusLine())")
+        statusChanged()
     }
 
     private func boundaryTimerFired() {
@@ -401,6 +417,7 @@ public final class ClockDaemon {
             // Armed in another zone (it changed while we waited, and no watch saw it): in this
             // zone it is no boundary at all.
             logger.notice("skipped", metadata: ["boundary": "\(CivilTime.local(boundary, in: zone).rfc3339)", "reason": "zone-changed"])
+            mqtt?.publish(event: AnnouncementEvent(.skipped, boundary: CivilTime.local(boundary, in: zone).rfc3339, reason: "zone-changed"))
             armed = nil
             lastZone = zone.identifier
             resolveWaiters(boundary, .error("\(CivilTime.local(boundary, in: zone).rfc3339) is no boundary in the zone \(zone.identifier) any more (the zone changed)", kind: .stale))
@@ -417,6 +434,8 @@ public final class ClockDaemon {
             let level: Logger.Level = reason == .stale ? .warning : .info
             logger.log(level: level, "skipped", metadata: ["boundary": "\(local.rfc3339)", "reason": "\(reason.rawValue)", "late_s": "\(String(format: "%.3f", now - Double(boundary)))"])
             last = LastAnnouncement(boundary: boundary, text: "", result: "skipped: \(reason.rawValue)", onsetErrorMs: nil)
+            mqtt?.publish(event: AnnouncementEvent(.skipped, boundary: local.rfc3339, reason: reason.rawValue))
+            statusChanged()
             let kind: ControlErrorKind = [.muted, .quiet, .nothingToPlay].contains(reason) ? .muted : .stale
             resolveWaiters(boundary, .error("\(local.rfc3339) not announced: \(reason.rawValue)", kind: kind))
         case .speak(_, let local, let style, let gain):
@@ -505,6 +524,8 @@ public final class ClockDaemon {
         logger.error("announcement failed", metadata: [key: "\(local.rfc3339)", "reason": "\(reason)"])
         lastFailureStatus = status
         last = LastAnnouncement(boundary: boundary, text: "", result: "failed: \(reason)", onsetErrorMs: nil)
+        mqtt?.publish(event: AnnouncementEvent(.failed, boundary: boundary == nil ? nil : local.rfc3339, reason: reason))
+        statusChanged()
         if let boundary { resolveWaiters(boundary, .error("announcement failed: \(reason)", kind: Self.errorKind(for: status))) }
     }
 
@@ -607,7 +628,18 @@ public final class ClockDaemon {
             logger.info("spoke", metadata: meta)
         }
         last = LastAnnouncement(boundary: current.boundary, text: current.text, result: result, onsetErrorMs: onset)
-        notifier.send("STATUS=\(statusLine())")
+        let at = current.boundary.map { CivilTime.local($0, in: zone()).rfc3339 }
+        if let failure = current.session.failure {
+            mqtt?.publish(event: AnnouncementEvent(.failed, boundary: at, text: current.text, reason: failure.description))
+        } else if staleCut {
+            mqtt?.publish(event: AnnouncementEvent(.failed, boundary: at, text: current.text, reason: "stale: the clock moved past it (suspend or clock step)"))
+        } else if interrupted {
+            let why = cutFor.map { "interrupted: the boundary \(CivilTime.local($0, in: zone()).rfc3339) is due" } ?? "interrupted"
+            mqtt?.publish(event: AnnouncementEvent(.skipped, boundary: at, text: current.text, reason: why))
+        } else {
+            mqtt?.publish(event: AnnouncementEvent(.spoke, boundary: at, text: current.text, onsetErrorMs: onset))
+        }
+        statusChanged()
         if let b = current.boundary {
             let at = CivilTime.local(b, in: zone()).rfc3339
             if let failure = current.session.failure {
@@ -723,7 +755,7 @@ public final class ClockDaemon {
                 current.session.cancel()
                 finishPlayback(interrupted: true)
             }
-            notifier.send("STATUS=\(statusLine())")
+            statusChanged()
             return .ok(state.mute.description(in: zone()))
         case .skip:
             if let current = playing {
@@ -734,11 +766,13 @@ public final class ClockDaemon {
             }
             scheduler.skipNext = true
             logger.info("skip requested", metadata: ["action": "leave out the next announcement"])
+            statusChanged()
             return .ok("the next announcement will be left out ('unskip' takes it back)")
         case .unskip:
             guard scheduler.skipNext else { return .ok("no skip was pending") }
             scheduler.skipNext = false
             logger.info("skip taken back")
+            statusChanged()
             return .ok("the next announcement will be spoken")
         case .reload:
             return reload(later: later)
@@ -779,6 +813,7 @@ public final class ClockDaemon {
         let recent = BoundarySchedule.next(after: now - scheduler.config.lateLimit, in: zone, interval: scheduler.config.interval)
         if case .skip(_, let local, .alreadySpoken) = scheduler.decide(boundary: recent, now: now, in: zone), playing?.boundary != recent {
             logger.info("skipped", metadata: ["boundary": "\(local.rfc3339)", "reason": "\(SkipReason.alreadySpoken.rawValue)"])
+            mqtt?.publish(event: AnnouncementEvent(.skipped, boundary: local.rfc3339, reason: SkipReason.alreadySpoken.rawValue))
             return .error("\(local.rfc3339) was already announced", kind: .stale)
         }
         let boundary = scheduler.nextBoundary(after: now - scheduler.config.lateLimit, in: zone)
@@ -853,7 +888,7 @@ public final class ClockDaemon {
             let problem = checkDevice()
             // Also while playing: the boundary armed then may not be one in the new zone or interval.
             if driver == .timer && !options.oneShot { arm(scheduler.boundaryToArm(after: nil, now: options.clock.now(), in: zone())) }
-            notifier.send("STATUS=\(statusLine())")
+            statusChanged()
             return .ok("reloaded" + (problem.map { "; warning: \($0)" } ?? ""))
         }
     }
@@ -894,50 +929,34 @@ public final class ClockDaemon {
         return parts.joined(separator: "; ")
     }
 
-    private func statusJSON() -> String {
+    /// What `status json` answers and MQTT retains on `<topic>/<room>/state`.
+    func statusReport() -> StatusReport {
         let z = zone()
-        var fields: [String] = []
-        func str(_ s: String) -> String {
-            var out = "\""
-            for scalar in s.unicodeScalars {
-                switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                default:
-                    if scalar.value < 0x20 { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
-                }
-            }
-            return out + "\""
-        }
-        fields.append("\"driver\":\(str(driver.rawValue))")
-        if let b = armed {
+        let now = Int(options.clock.now())
+        let next = armed.map { b -> StatusReport.Next in
             let local = CivilTime.local(b, in: z)
-            fields.append("\"next\":{\"at\":\(str(local.rfc3339)),\"text\":\(str(Phrase.forTime(hour: local.hour, minute: local.minute, style: scheduler.config.announcementStyle.phrase).text))}")
-        } else {
-            fields.append("\"next\":null")
+            return StatusReport.Next(
+                at: local.rfc3339,
+                text: Phrase.forTime(hour: local.hour, minute: local.minute, style: scheduler.config.announcementStyle.phrase).text)
         }
-        let mute = scheduler.state.mute.resolved(at: Int(options.clock.now()))
-        fields.append("\"muted\":\(mute.isMuted(at: Int(options.clock.now())))")
-        fields.append("\"mute\":\(str(mute.description(in: z)))")
-        fields.append("\"skip_pending\":\(scheduler.skipNext)")
-        fields.append("\"state_warning\":\(stateWarning.map(str) ?? "null")")
-        if let q = QuietHours.rule(in: scheduler.config.quiet, at: CivilTime.local(Int(options.clock.now()), in: z)) {
-            fields.append("\"quiet\":\(str(q.description))")
-        } else {
-            fields.append("\"quiet\":null")
-        }
-        if let last {
-            var l = ["\"result\":\(str(last.result))", "\"text\":\(str(last.text))"]
-            if let b = last.boundary { l.append("\"boundary\":\(str(CivilTime.local(b, in: z).rfc3339))") }
-            if let o = last.onsetErrorMs { l.append("\"onset_error_ms\":\(String(format: "%.3f", o))") }
-            fields.append("\"last\":{\(l.joined(separator: ","))}")
-        } else {
-            fields.append("\"last\":null")
-        }
-        fields.append("\"playing\":\(playing != nil)")
-        fields.append("\"device\":\(str(scheduler.config.device))")
-        fields.append("\"pack\":\(str(pack.name))")
-        fields.append("\"zone\":\(str(z.identifier))")
-        return "{" + fields.joined(separator: ",") + "}"
+        let mute = scheduler.state.mute.resolved(at: now)
+        return StatusReport(
+            driver: driver.rawValue, next: next, muted: mute.isMuted(at: now), mute: mute.description(in: z),
+            skipPending: scheduler.skipNext, stateWarning: stateWarning,
+            quiet: QuietHours.rule(in: scheduler.config.quiet, at: CivilTime.local(now, in: z))?.description,
+            last: last.map {
+                StatusReport.Last(
+                    result: $0.result, text: $0.text, boundary: $0.boundary.map { CivilTime.local($0, in: z).rfc3339 },
+                    onsetErrorMs: $0.onsetErrorMs)
+            },
+            playing: playing != nil, device: scheduler.config.device, pack: pack.name, zone: z.identifier)
+    }
+
+    private func statusJSON() -> String { statusReport().json }
+
+    /// Something `status` shows changed: tell systemd, and republish the MQTT state.
+    private func statusChanged() {
+        notifier.send("STATUS=\(statusLine())")
+        mqtt?.stateMayHaveChanged()
     }
 }

@@ -46,6 +46,8 @@ public struct Config: Hashable, Sendable {
     public var voiceAt: Set<Int> = AnnouncementStyle.everyQuarter
     /// Quiet hours, in the order written.
     public var quiet: [QuietWindow] = []
+    /// The `[mqtt]` table; nil (no table): no MQTT code runs at all.
+    public var mqtt: MQTTConfig?
 
     public init() {}
 
@@ -61,7 +63,7 @@ public struct Config: Hashable, Sendable {
     public static let keys = [
         "zone", "device", "pack", "interval", "volume", "late-limit", "driver", "chime", "language", "phrasing",
         "midnight",
-        "lead-in", "voice", "voice-at", "quiet",
+        "lead-in", "voice", "voice-at", "quiet", "mqtt",
     ]
 
     /// The keys of a `[[quiet]]` window.
@@ -220,6 +222,8 @@ extension Config {
                 config.voiceAt = try reader.quarterMinutes(entry)
             case "quiet":
                 config.quiet = try reader.quietWindows(entry)
+            case "mqtt":
+                config.mqtt = try reader.mqtt(entry)
             default:
                 throw reader.unknownKey(entry, known: keys, section: nil)
             }
@@ -240,7 +244,7 @@ extension Config {
 }
 
 /// Turns TOML entries into typed values, with the config's error sentences.
-private struct ConfigReader {
+struct ConfigReader {
     let source: String
 
     func fail(_ entry: TOMLTable.Entry, key: String? = nil, _ message: String) -> ConfigError {
@@ -640,5 +644,18 @@ extension Config {
         # to = "09:00"
         # mode = "lower-volume"
         # volume = 30
+
+        # MQTT (Home Assistant, Node-RED, openHAB): none by default; without an [mqtt] table no
+        # network code runs. Remove the leading "# " to connect. Only 'broker' is required.
+        # [mqtt]
+        # broker = "mqtt://localhost:1883"     # or "mqtts://host:8883" (TLS, verified)
+        # room = "kitchen"                     # default: the host name; letters, digits, _ and -
+        # topic = "talking-clock"              # topics are <topic>/<room>/state, …/command, …
+        # username = "clock"
+        # password-file = "/home/me/.config/talking-clock/mqtt-password"  # chmod 600; never a password here
+        # ca-file = "/etc/ssl/certs/my-ca.pem" # with mqtts: the CA that signed the broker's certificate
+        # keepalive = 360                      # seconds between pings while idle (30 to 3600)
+        # discovery = true
+        # discovery-prefix = "homeassistant"
         """#
 }

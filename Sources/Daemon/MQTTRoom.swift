@@ -1,0 +1,191 @@
+import Foundation
+import Glibc
+import Logging
+import MQTT
+import TalkingClockCore
+
+/// The `[mqtt]` settings made ready to connect: the room resolved, the password read.
+struct MQTTSettings {
+    var options: MQTTOptions
+    var room: String
+    var topic: String
+
+    /// Resolves the room (the host name by default) and reads the password file, refusing one
+    /// that group or others can read. `configPath` is the file the table came from.
+    static func resolve(_ config: MQTTConfig, configPath: String?) throws(DaemonStartError) -> MQTTSettings {
+        let room: String
+        if let r = config.room {
+            room = r
+        } else {
+            var buf = [CChar](repeating: 0, count: 256)
+            gethostname(&buf, buf.count)
+            let host = String(cString: buf)
+            let short = String(host.split(separator: ".").first ?? "")
+            guard MQTTConfig.isValidRoom(short) else {
+                throw DaemonStartError(
+                    status: .badInput,
+                    description:
+                        "\(configPath ?? "config"): the host name \"\(host)\" cannot be the MQTT room (only letters, digits, '_' and '-'); set room = \"kitchen\" (for example) in [mqtt].")
+            }
+            room = short
+        }
+        var password: String?
+        if let file = config.passwordFile {
+            let origin = config.passwordFileOrigin ?? configPath ?? "config"
+            var path = file
+            if !path.hasPrefix("/"), let configPath {
+                path = URL(fileURLWithPath: configPath).deletingLastPathComponent().appendingPathComponent(file).path
+            }
+            var st = stat()
+            guard stat(path, &st) == 0 else {
+                throw DaemonStartError(
+                    status: .badInput,
+                    description:
+                        "\(origin): the MQTT password file \(path) cannot be read (\(String(cString: strerror(errno)))); create it with the password on one line and 'chmod 600 \(path)'.")
+            }
+            guard st.st_mode & 0o077 == 0 else {
+                throw DaemonStartError(
+                    status: .badInput,
+                    description:
+                        "\(origin): the MQTT password file \(path) can be read by other users (mode \(String(st.st_mode & 0o777, radix: 8))); run 'chmod 600 \(path)'.")
+            }
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw DaemonStartError(
+                    status: .badInput,
+                    description: "\(origin): the MQTT password file \(path) cannot be read; check that it is a file you own.")
+            }
+            let text = String(decoding: data, as: UTF8.self)
+            password = String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+        }
+        var options = MQTTOptions(
+            host: config.host, port: config.port, clientID: "talking-clock-\(room)", keepalive: config.keepalive,
+            username: config.username, password: password,
+            caFile: config.tls ? (config.caFile ?? "/etc/ssl/certs/ca-certificates.crt") : nil,
+            will: MQTTMessage(topic: "\(config.topic)/\(room)/availability", text: "offline", qos: 1, retained: true))
+        options.backoffMax = 60
+        return MQTTSettings(options: options, room: room, topic: config.topic)
+    }
+}
+
+/// One room on the broker: the topic contract of the README ("MQTT"). Lives on the daemon's loop;
+/// never on the announcement path (publishing while disconnected drops the message, and what is
+/// retained is republished on the next connection).
+final class MQTTRoom {
+    /// Commands longer than this get an error reply (the control protocol's own limit).
+    static let maximumCommand = ControlRequest.maximumLineLength - 1
+
+    let settings: MQTTSettings
+    private let client: MQTTClient
+    private let source: MQTTEventSource
+    private var logger: Logger
+    /// Runs one control line; the reply text (without newline) comes through the closure, now or later.
+    private let execute: ([UInt8], @escaping (String) -> Void) -> Void
+    private let currentState: () -> String
+    private var publishedState: String?
+
+    var base: String { "\(settings.topic)/\(settings.room)" }
+
+    init(
+        settings: MQTTSettings, loop: EventLoop, logger: Logger, state: @escaping () -> String,
+        execute: @escaping ([UInt8], @escaping (String) -> Void) -> Void
+    ) throws(DaemonStartError) {
+        self.settings = settings
+        self.logger = logger
+        self.currentState = state
+        self.execute = execute
+        do { client = try MQTTClient(settings.options) } catch {
+            throw DaemonStartError(status: .badInput, description: error.description)
+        }
+        do { source = try MQTTEventSource(client: client, loop: loop) } catch {
+            throw DaemonStartError(status: .internalError, description: error.description)
+        }
+        client.onState = { [unowned self] in self.stateChanged($0) }
+        client.onConnect = { [unowned self] in self.connected() }
+        client.onMessage = { [unowned self] in self.received($0) }
+    }
+
+    func start() { client.start() }
+
+    /// A clean stop: `offline` (retained) and DISCONNECT, so the broker does not need the will.
+    func stop() {
+        if client.state == .connected { publish("availability", "offline", retained: true) }
+        client.stop()
+    }
+
+    /// Republishes the retained state if it differs from what was published last.
+    func stateMayHaveChanged() {
+        guard client.state == .connected else { return }
+        let json = currentState()
+        guard json != publishedState else { return }
+        publishedState = json
+        publish("state", json, retained: true)
+    }
+
+    func publish(event: AnnouncementEvent) {
+        guard client.state == .connected else { return }
+        publish("event", event.json, retained: false)
+    }
+
+    private func publish(_ leaf: String, _ text: String, retained: Bool) {
+        do { try client.publish(MQTTMessage(topic: "\(base)/\(leaf)", text: text, qos: 1, retained: retained)) } catch {
+            logger.warning("mqtt publish failed", metadata: ["topic": "\(base)/\(leaf)", "error": "\(error.description)"])
+        }
+    }
+
+    private func connected() {
+        logger.info("mqtt connected", metadata: ["broker": "\(settings.options.brokerName)", "room": "\(settings.room)"])
+        do {
+            try client.subscribe("\(base)/command", qos: 1)
+            try client.subscribe("\(settings.topic)/\(MQTTConfig.allRooms)/command", qos: 1)
+        } catch {
+            logger.warning("mqtt subscribe failed", metadata: ["error": "\(error.description)"])
+        }
+        publish("availability", "online", retained: true)
+        publishedState = nil
+        stateMayHaveChanged()
+    }
+
+    private func stateChanged(_ state: MQTTState) {
+        if case .waiting(let error, let retry) = state {
+            // Once per failure: the backoff doubles up to a minute, so at most ~60 lines an hour.
+            logger.warning(
+                "mqtt not connected",
+                metadata: ["error": "\(error.description)", "retry_s": "\(String(format: "%.0f", retry))"])
+        }
+    }
+
+    private func received(_ message: MQTTMessage) {
+        guard message.topic == "\(base)/command" || message.topic == "\(settings.topic)/\(MQTTConfig.allRooms)/command"
+        else { return }
+        if message.retained {
+            // Replayed by the broker on subscribe: a `say` retained by mistake must not speak at
+            // every restart.
+            logger.warning("mqtt retained command ignored", metadata: ["topic": "\(message.topic)", "payload_bytes": "\(message.payload.count)"])
+            reply(
+                "error usage: a retained command is never executed; publish commands without the retain flag, and clear this one with: mosquitto_pub -r -n -t '\(message.topic)'"
+            )
+            return
+        }
+        // An empty message is how a retained one is cleared (mosquitto_pub -r -n): not a command.
+        guard !message.payload.isEmpty else { return }
+        var bytes = message.payload
+        if bytes.last == 10 { bytes.removeLast() }
+        if bytes.last == 13 { bytes.removeLast() }
+        guard bytes.count <= Self.maximumCommand else {
+            reply("error usage: the command is \(message.payload.count) bytes, more than \(Self.maximumCommand); send one control line such as 'mute for 30m'.")
+            return
+        }
+        if bytes.contains(10) {
+            reply("error usage: one command per message; the payload has several lines.")
+            return
+        }
+        logger.info("mqtt command", metadata: ["topic": "\(message.topic)", "bytes": "\(bytes.count)"])
+        execute(bytes) { [weak self] text in self?.reply(text) }
+    }
+
+    private func reply(_ text: String) {
+        var t = text
+        if t.hasSuffix("\n") { t.removeLast() }
+        publish("reply", t, retained: false)
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+
+/// The one JSON encoding of the values the clock reports (`status json`, MQTT `state` and
+/// `event`): keys sorted, no spaces, '/' not escaped, every string escaped by `JSONEncoder`.
+public enum ReportJSON {
+    public static func encode<T: Encodable>(_ value: T) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding these plain values cannot fail (no non-finite numbers: see `milliseconds`).
+        guard let data = try? encoder.encode(value) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Milliseconds to the microsecond (as the log shows them), and never NaN or infinite.
+    public static func milliseconds(_ ms: Double?) -> Double? {
+        guard let ms, ms.isFinite else { return nil }
+        return (ms * 1000).rounded() / 1000
+    }
+}
+
+/// What the daemon is doing: the object `status json` answers and MQTT retains on
+/// `<topic>/<room>/state`. Absent values are `null`, so every report has the same keys.
+public struct StatusReport: Codable, Equatable, Sendable {
+    public struct Next: Codable, Equatable, Sendable {
+        /// RFC 3339 local time of the boundary armed.
+        public var at: String
+        public var text: String
+        public init(at: String, text: String) {
+            self.at = at
+            self.text = text
+        }
+    }
+
+    public struct Last: Codable, Equatable, Sendable {
+        /// "spoke", "interrupted", "cut: stale", "skipped: <reason>", "failed: <reason>".
+        public var result: String
+        public var text: String
+        /// nil for an on-demand `say`.
+        public var boundary: String?
+        public var onsetErrorMs: Double?
+
+        enum CodingKeys: String, CodingKey {
+            case result, text, boundary
+            case onsetErrorMs = "onset_error_ms"
+        }
+
+        public init(result: String, text: String, boundary: String?, onsetErrorMs: Double?) {
+            self.result = result
+            self.text = text
+            self.boundary = boundary
+            self.onsetErrorMs = ReportJSON.milliseconds(onsetErrorMs)
+        }
+    }
+
+    public var driver: String
+    public var next: Next?
+    public var muted: Bool
+    /// The mute in words ("unmuted", "muted until 07:00").
+    public var mute: String
+    public var skipPending: Bool
+    public var stateWarning: String?
+    /// The quiet-hours rule in effect now, in words.
+    public var quiet: String?
+    public var last: Last?
+    public var playing: Bool
+    public var device: String
+    public var pack: String
+    public var zone: String
+
+    enum CodingKeys: String, CodingKey {
+        case driver, next, muted, mute, quiet, last, playing, device, pack, zone
+        case skipPending = "skip_pending"
+        case stateWarning = "state_warning"
+    }
+
+    public init(
+        driver: String, next: Next?, muted: Bool, mute: String, skipPending: Bool, stateWarning: String?,
+        quiet: String?, last: Last?, playing: Bool, device: String, pack: String, zone: String
+    ) {
+        self.driver = driver
+        self.next = next
+        self.muted = muted
+        self.mute = mute
+        self.skipPending = skipPending
+        self.stateWarning = stateWarning
+        self.quiet = quiet
+        self.last = last
+        self.playing = playing
+        self.device = device
+        self.pack = pack
+        self.zone = zone
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(driver, forKey: .driver)
+        try c.encode(next, forKey: .next)
+        try c.encode(muted, forKey: .muted)
+        try c.encode(mute, forKey: .mute)
+        try c.encode(skipPending, forKey: .skipPending)
+        try c.encode(stateWarning, forKey: .stateWarning)
+        try c.encode(quiet, forKey: .quiet)
+        try c.encode(last, forKey: .last)
+        try c.encode(playing, forKey: .playing)
+        try c.encode(device, forKey: .device)
+        try c.encode(pack, forKey: .pack)
+        try c.encode(zone, forKey: .zone)
+    }
+
+    public var json: String { ReportJSON.encode(self) }
+}
+
+/// One decision about an announcement (a boundary, or an on-demand `say`): published on
+/// `<topic>/<room>/event`. Every key is present; those that do not apply are `null`.
+public struct AnnouncementEvent: Codable, Equatable, Sendable {
+    public enum Kind: String, Codable, Sendable {
+        case spoke, skipped, failed
+    }
+
+    public var event: Kind
+    /// RFC 3339 local time of the boundary; nil for `say`.
+    public var boundary: String?
+    /// The words spoken (or that would have been).
+    public var text: String?
+    /// Why it was skipped or failed (the scheduler's reason, or the error sentence).
+    public var reason: String?
+    /// Where the first sample of the anchor landed against the boundary (spoke only).
+    public var onsetErrorMs: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case event, boundary, text, reason
+        case onsetErrorMs = "onset_error_ms"
+    }
+
+    public init(_ event: Kind, boundary: String?, text: String? = nil, reason: String? = nil, onsetErrorMs: Double? = nil) {
+        self.event = event
+        self.boundary = boundary
+        self.text = text
+        self.reason = reason
+        self.onsetErrorMs = ReportJSON.milliseconds(onsetErrorMs)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(event, forKey: .event)
+        try c.encode(boundary, forKey: .boundary)
+        try c.encode(text, forKey: .text)
+        try c.encode(reason, forKey: .reason)
+        try c.encode(onsetErrorMs, forKey: .onsetErrorMs)
+    }
+
+    public var json: String { ReportJSON.encode(self) }
+}
