@@ -22,11 +22,14 @@ public struct DaemonOptions {
     public var maxWait: Double
     /// How long before a boundary the device is opened and fed silence.
     public var lead: Double
+    /// The program's version, for Home Assistant discovery (`sw`).
+    public var version: String
 
     public init(
         configPath: String? = nil, overrides: ConfigOverrides = ConfigOverrides(), driver: Driver? = nil,
         stateDirectory: URL? = StateStore.defaultDirectory(), socketPath: String? = ControlPaths.socket(),
-        clock: ClockSource = ClockSource(), oneShot: Bool = false, maxWait: Double = 60, lead: Double = 1.0
+        clock: ClockSource = ClockSource(), oneShot: Bool = false, maxWait: Double = 60, lead: Double = 1.0,
+        version: String = "unknown"
     ) {
         self.configPath = configPath
         self.overrides = overrides
@@ -37,6 +40,7 @@ public struct DaemonOptions {
         self.oneShot = oneShot
         self.maxWait = maxWait
         self.lead = lead
+        self.version = version
     }
 }
 
@@ -130,7 +134,8 @@ public final class ClockDaemon {
         // The room and the password file are checked before anything is created.
         var mqttSettings: MQTTSettings?
         if let table = config.mqtt, !options.oneShot {
-            mqttSettings = try MQTTSettings.resolve(table, configPath: options.configPath ?? Self.defaultConfigPath())
+            mqttSettings = try MQTTSettings.resolve(
+                table, configPath: options.configPath ?? Self.defaultConfigPath(), version: options.version)
         }
         pack = try Self.loadPack(for: config)
         if let directory = options.stateDirectory {
@@ -774,6 +779,20 @@ public final class ClockDaemon {
             logger.info("skip taken back")
             statusChanged()
             return .ok("the next announcement will be spoken")
+        case .chime(let style):
+            // The same check as at start and reload: the pack must be able to ring it.
+            do { _ = try pack.chimePattern(for: style) } catch {
+                return .error("chime not changed: \(error.description)", kind: .pack)
+            }
+            scheduler.config.chime = style
+            logger.info("chime changed", metadata: ["chime": "\(style.rawValue)", "until": "reload"])
+            statusChanged()
+            return .ok("chime \(style.rawValue) (until reload or restart; set chime in the config to keep it)")
+        case .volume(let percent):
+            scheduler.config.volume = percent
+            logger.info("volume changed", metadata: ["volume": "\(percent)", "until": "reload"])
+            statusChanged()
+            return .ok("volume \(percent) (until reload or restart; set volume in the config to keep it)")
         case .reload:
             return reload(later: later)
         }
@@ -949,7 +968,8 @@ public final class ClockDaemon {
                     result: $0.result, text: $0.text, boundary: $0.boundary.map { CivilTime.local($0, in: z).rfc3339 },
                     onsetErrorMs: $0.onsetErrorMs)
             },
-            playing: playing != nil, device: scheduler.config.device, pack: pack.name, zone: z.identifier)
+            playing: playing != nil, device: scheduler.config.device, pack: pack.name, zone: z.identifier,
+            chime: scheduler.config.chime.rawValue, volume: scheduler.config.volume)
     }
 
     private func statusJSON() -> String { statusReport().json }

@@ -9,10 +9,16 @@ struct MQTTSettings {
     var options: MQTTOptions
     var room: String
     var topic: String
+    /// The Home Assistant discovery message (topic and payload), or nil with `discovery = false`.
+    var discovery: MQTTMessage?
+    /// `<discovery-prefix>/status`, where Home Assistant says `online` when it (re)starts.
+    var discoveryStatusTopic: String?
 
     /// Resolves the room (the host name by default) and reads the password file, refusing one
     /// that group or others can read. `configPath` is the file the table came from.
-    static func resolve(_ config: MQTTConfig, configPath: String?) throws(DaemonStartError) -> MQTTSettings {
+    static func resolve(_ config: MQTTConfig, configPath: String?, version: String = "unknown") throws(DaemonStartError)
+        -> MQTTSettings
+    {
         let room: String
         if let r = config.room {
             room = r
@@ -63,7 +69,14 @@ struct MQTTSettings {
             caFile: config.tls ? (config.caFile ?? "/etc/ssl/certs/ca-certificates.crt") : nil,
             will: MQTTMessage(topic: "\(config.topic)/\(room)/availability", text: "offline", qos: 1, retained: true))
         options.backoffMax = 60
-        return MQTTSettings(options: options, room: room, topic: config.topic)
+        var settings = MQTTSettings(options: options, room: room, topic: config.topic)
+        if config.discovery {
+            settings.discovery = MQTTMessage(
+                topic: HomeAssistantDiscovery.configTopic(prefix: config.discoveryPrefix, room: room),
+                text: HomeAssistantDiscovery.payload(config: config, room: room, version: version).json, qos: 1, retained: true)
+            settings.discoveryStatusTopic = HomeAssistantDiscovery.statusTopic(prefix: config.discoveryPrefix)
+        }
+        return settings
     }
 }
 
@@ -137,12 +150,25 @@ final class MQTTRoom {
         do {
             try client.subscribe("\(base)/command", qos: 1)
             try client.subscribe("\(settings.topic)/\(MQTTConfig.allRooms)/command", qos: 1)
+            if let status = settings.discoveryStatusTopic { try client.subscribe(status, qos: 1) }
         } catch {
             logger.warning("mqtt subscribe failed", metadata: ["error": "\(error.description)"])
         }
         publish("availability", "online", retained: true)
         publishedState = nil
         stateMayHaveChanged()
+        publishDiscovery(reason: "connected")
+    }
+
+    /// The retained Home Assistant discovery config (nothing with `discovery = false`).
+    private func publishDiscovery(reason: String) {
+        guard let message = settings.discovery, client.state == .connected else { return }
+        do {
+            try client.publish(message)
+            logger.info("mqtt discovery published", metadata: ["topic": "\(message.topic)", "reason": "\(reason)"])
+        } catch {
+            logger.warning("mqtt publish failed", metadata: ["topic": "\(message.topic)", "error": "\(error.description)"])
+        }
     }
 
     private func stateChanged(_ state: MQTTState) {
@@ -155,6 +181,13 @@ final class MQTTRoom {
     }
 
     private func received(_ message: MQTTMessage) {
+        if let status = settings.discoveryStatusTopic, message.topic == status {
+            // Home Assistant's birth message: it has (re)started and wants the discovery again.
+            // Its retained `online` replayed on our subscribe is answered too (harmless: the same
+            // retained config).
+            if message.payload == Array("online".utf8) { publishDiscovery(reason: "home assistant online") }
+            return
+        }
         guard message.topic == "\(base)/command" || message.topic == "\(settings.topic)/\(MQTTConfig.allRooms)/command"
         else { return }
         if message.retained {

@@ -66,16 +66,21 @@ public struct StatusReport: Codable, Equatable, Sendable {
     public var device: String
     public var pack: String
     public var zone: String
+    /// The chime style in effect (`none`, `hour`, `westminster`, `ships-bells`).
+    public var chime: String
+    /// The output volume in percent (before any quiet-hours lowering).
+    public var volume: Int
 
     enum CodingKeys: String, CodingKey {
-        case driver, next, muted, mute, quiet, last, playing, device, pack, zone
+        case driver, next, muted, mute, quiet, last, playing, device, pack, zone, chime, volume
         case skipPending = "skip_pending"
         case stateWarning = "state_warning"
     }
 
     public init(
         driver: String, next: Next?, muted: Bool, mute: String, skipPending: Bool, stateWarning: String?,
-        quiet: String?, last: Last?, playing: Bool, device: String, pack: String, zone: String
+        quiet: String?, last: Last?, playing: Bool, device: String, pack: String, zone: String,
+        chime: String, volume: Int
     ) {
         self.driver = driver
         self.next = next
@@ -89,6 +94,8 @@ public struct StatusReport: Codable, Equatable, Sendable {
         self.device = device
         self.pack = pack
         self.zone = zone
+        self.chime = chime
+        self.volume = volume
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -105,6 +112,8 @@ public struct StatusReport: Codable, Equatable, Sendable {
         try c.encode(device, forKey: .device)
         try c.encode(pack, forKey: .pack)
         try c.encode(zone, forKey: .zone)
+        try c.encode(chime, forKey: .chime)
+        try c.encode(volume, forKey: .volume)
     }
 
     public var json: String { ReportJSON.encode(self) }

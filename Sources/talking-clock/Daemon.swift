@@ -55,7 +55,8 @@ struct DaemonArguments: ParsableArguments {
         return DaemonOptions(
             configPath: config, overrides: overrides, driver: driver,
             stateDirectory: stateDirectory(clockIsReal: source.isReal),
-            socketPath: socket ?? ControlPaths.socket(), clock: source, oneShot: oneShot, maxWait: maxWait)
+            socketPath: socket ?? ControlPaths.socket(), clock: source, oneShot: oneShot, maxWait: maxWait,
+            version: BuildInfo.version)
     }
 }
 

@@ -241,6 +241,9 @@ final class MQTTDaemonTests: XCTestCase {
         w = try watch()
         XCTAssertTrue(w.wait("", "tc/kitchen/availability online", timeout: 20), "\(w.lines)" + d.log)
         XCTAssertTrue(w.wait("", "tc/kitchen/state {"), "\(w.lines)")
+        // And the Home Assistant discovery config (the new broker had none retained).
+        let ha = try watch("homeassistant/#")
+        XCTAssertTrue(ha.wait("", "\(Self.discoveryTopic) {"), "\(ha.lines)" + d.log)
         XCTAssertTrue(d.logLines(containing: "mqtt connected").count >= 2, d.log)
         XCTAssertTrue(try d.request("status").hasPrefix("ok "), "the daemon answered throughout")
         d.kill9()
@@ -301,5 +304,111 @@ final class MQTTDaemonTests: XCTestCase {
         let plain = try start(config: nil, extra: external)
         XCTAssertFalse(mapsLibmosquitto(plain), "no [mqtt]: libmosquitto is not loaded")
         XCTAssertTrue(plain.logLines(containing: ">mqtt").isEmpty, plain.log)
+    }
+
+    // MARK: - Home Assistant discovery
+
+    static let discoveryTopic = "homeassistant/device/talking_clock_kitchen/config"
+
+    /// The retained device config on `homeassistant/device/talking_clock_<room>/config` passes the
+    /// validator of Home Assistant's required keys; Home Assistant's birth (`online` on
+    /// `homeassistant/status`) makes the daemon publish it again; `discovery = false` publishes
+    /// nothing under the prefix.
+    func testDiscoveryRetainedRepublishedOnBirthAndOffWhenDisabled() throws {
+        let tc = try watch()
+        let d = try start(config: try writeConfig(table), extra: external)
+        XCTAssertTrue(tc.wait("0 tc/kitchen/availability", "online"), "\(tc.lines)" + d.log)
+        XCTAssertTrue(d.waitForLog("mqtt discovery published", timeout: 15), d.log)
+
+        // Retained: a subscriber that comes later (Home Assistant starting) gets it at once.
+        let ha = try watch("homeassistant/#")
+        XCTAssertTrue(ha.wait("1 \(Self.discoveryTopic) {"), "\(ha.lines)")
+        let line = ha.matching("1 \(Self.discoveryTopic) ")[0]
+        let json = String(line.dropFirst("1 \(Self.discoveryTopic) ".count))
+        XCTAssertEqual(DiscoveryValidator.problems(json: json), [], json)
+        let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        XCTAssertEqual(object["avty_t"] as? String, "tc/kitchen/availability")
+        let cmps = try XCTUnwrap(object["cmps"] as? [String: [String: Any]])
+        XCTAssertEqual(cmps["say"]?["cmd_t"] as? String, "tc/kitchen/command")
+        XCTAssertEqual(cmps["mute"]?["stat_t"] as? String, "tc/kitchen/state")
+        XCTAssertEqual((object["dev"] as? [String: Any])?["ids"] as? [String], ["talking_clock_kitchen"])
+
+        // Home Assistant (re)starts: its birth message makes the daemon publish again (live).
+        XCTAssertTrue(ha.matching("0 \(Self.discoveryTopic) ").isEmpty, "\(ha.lines)")
+        try publish("homeassistant/status", "online")
+        XCTAssertTrue(ha.wait("0 \(Self.discoveryTopic) {"), "\(ha.lines)" + d.log)
+        XCTAssertEqual(String(ha.matching("0 \(Self.discoveryTopic) ")[0].dropFirst("0 \(Self.discoveryTopic) ".count)), json)
+        // Its `offline` (will) asks for nothing.
+        try publish("homeassistant/status", "offline")
+        try publish("tc/kitchen/command", "status")
+        XCTAssertTrue(tc.wait("0 tc/kitchen/reply", "ok driver"), "\(tc.lines)")
+        XCTAssertEqual(ha.matching("0 \(Self.discoveryTopic) ").count, 1, "\(ha.lines)")
+        XCTAssertEqual(d.stop(), 0)
+
+        // discovery = false: nothing under homeassistant/ for this room, even on Home Assistant's birth.
+        let off = try start(
+            config: try writeConfig(table.replacingOccurrences(of: "kitchen", with: "hall") + "discovery = false\n", name: "off.toml"),
+            extra: external)
+        XCTAssertTrue(tc.wait("0 tc/hall/availability", "online"), "\(tc.lines)" + off.log)
+        try publish("homeassistant/status", "online")
+        try publish("tc/hall/command", "status")
+        XCTAssertTrue(tc.wait("0 tc/hall/reply", "ok driver"), "\(tc.lines)")
+        let late = try watch("homeassistant/#")
+        XCTAssertTrue(late.wait("1 \(Self.discoveryTopic) "), "the kitchen's is still retained: \(late.lines)")
+        XCTAssertTrue(ha.lines.filter { $0.contains("talking_clock_hall") }.isEmpty, "\(ha.lines)")
+        XCTAssertTrue(late.lines.filter { $0.contains("talking_clock_hall") }.isEmpty, "\(late.lines)")
+        XCTAssertTrue(off.logLines(containing: "mqtt discovery published").isEmpty, off.log)
+    }
+
+    /// What the select and the number send (`chime <style>`, `volume <0-100>`) on the command
+    /// topic: answered `ok …` on `reply` and shown in the retained state; a bad value changes nothing.
+    func testChimeAndVolumeCommandsShowInTheState() throws {
+        let bells = ["q1", "q2", "q3", "q4", "big"]
+        let pack = dir.appendingPathComponent("pack-bells")
+        try FixturePack.write(
+            to: pack, ids: FixturePack.fullVocabulary + bells,
+            extraManifest: #""bells": {"quarter": ["q1", "q2", "q3", "q4"], "hour": "big"},"#)
+        let w = try watch()
+        let d = try start(config: try writeConfig(table), extra: external + ["--pack", pack.path])
+        XCTAssertTrue(w.wait("0 tc/kitchen/state", #""chime":"hour""#), "\(w.lines)" + d.log)
+        XCTAssertTrue(w.wait("0 tc/kitchen/state", #""volume":100"#), "\(w.lines)")
+
+        try publish("tc/kitchen/command", "volume 40")
+        XCTAssertTrue(w.wait("0 tc/kitchen/reply", "ok volume 40"), "\(w.lines)" + d.log)
+        XCTAssertTrue(w.wait("0 tc/kitchen/state", #""volume":40"#), "\(w.lines)")
+        try publish("tc/kitchen/command", "chime westminster")
+        XCTAssertTrue(w.wait("0 tc/kitchen/reply", "ok chime westminster"), "\(w.lines)" + d.log)
+        XCTAssertTrue(w.wait("0 tc/kitchen/state", #""chime":"westminster""#), "\(w.lines)")
+        XCTAssertTrue(w.matching("0 tc/kitchen/reply", "ok volume 40")[0].contains("until reload or restart"))
+
+        // Retained: a later subscriber sees both.
+        let later = try watch("tc/kitchen/state")
+        XCTAssertTrue(later.wait("1 tc/kitchen/state", #""chime":"westminster""#), "\(later.lines)")
+        XCTAssertTrue(later.matching("1 tc/kitchen/state")[0].contains(#""volume":40"#), "\(later.lines)")
+        XCTAssertTrue(try d.request("status json").contains(#""chime":"westminster""#))
+
+        try publish("tc/kitchen/command", "volume 140")
+        XCTAssertTrue(w.wait("0 tc/kitchen/reply", "error usage: 'volume' needs a whole percent from 0 to 100"), "\(w.lines)")
+        try publish("tc/kitchen/command", "chime big-ben")
+        XCTAssertTrue(w.wait("0 tc/kitchen/reply", "error usage: 'chime' needs one style"), "\(w.lines)")
+        let json = try d.request("status json")
+        XCTAssertTrue(json.contains(#""volume":40"#) && json.contains(#""chime":"westminster""#), json)
+
+        // Until reload: the config's values come back.
+        XCTAssertTrue(try d.request("reload").hasPrefix("ok reloaded"))
+        XCTAssertTrue(w.wait("0 tc/kitchen/state", #""chime":"hour""#, count: 2), "\(w.lines)")
+        let after = try d.request("status json")
+        XCTAssertTrue(after.contains(#""volume":100"#) && after.contains(#""chime":"hour""#), after)
+    }
+
+    /// The fixture pack has no quarter bells: `chime westminster` is refused with a pack error and
+    /// the chime stays.
+    func testChimeThePackCannotRingIsRefused() throws {
+        let w = try watch()
+        let d = try start(config: try writeConfig(table), extra: external)
+        XCTAssertTrue(w.wait("0 tc/kitchen/availability", "online"), "\(w.lines)" + d.log)
+        try publish("tc/kitchen/command", "chime westminster")
+        XCTAssertTrue(w.wait("0 tc/kitchen/reply", "error pack: chime not changed: Sound pack 'fixture' cannot ring"), "\(w.lines)")
+        XCTAssertTrue(try d.request("status json").contains(#""chime":"hour""#))
     }
 }

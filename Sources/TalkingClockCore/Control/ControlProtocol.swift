@@ -9,7 +9,8 @@ import Foundation
 //
 // Commands (case-insensitive, any runs of spaces or tabs between words):
 //   status | status json | say | trigger | mute | mute for <duration> | mute until <HH:MM> |
-//   unmute | skip | unskip | announce <max-wait seconds> | reload | help
+//   unmute | skip | unskip | announce <max-wait seconds> | chime <style> | volume <0-100> |
+//   reload | help
 //
 // Every request line gets exactly one reply line; `status json` replies `ok {…}` on one line.
 
@@ -38,6 +39,10 @@ public enum ControlRequest: Hashable, Sendable {
     /// `maxWait` seconds away, and reply only when it has been decided and played (or failed),
     /// with the same outcome the stand-alone `announce --next` exits with.
     case announce(maxWait: Int)
+    /// Set the chime style of the running daemon (until `reload` or restart; the file is not changed).
+    case chime(ChimeStyle)
+    /// Set the output volume in percent, 0…100 (until `reload` or restart).
+    case volume(Int)
     /// Re-read the configuration and the sound pack.
     case reload
     case help
@@ -45,7 +50,7 @@ public enum ControlRequest: Hashable, Sendable {
     /// The request syntax, for `help` and for errors.
     public static let commands = [
         "status", "status json", "say", "trigger", "mute", "mute for <duration>", "mute until <HH:MM>", "unmute",
-        "skip", "unskip", "announce <max-wait seconds>", "reload", "help",
+        "skip", "unskip", "announce <max-wait seconds>", "chime <style>", "volume <0-100>", "reload", "help",
     ]
 
     /// The reply text of `help`: every command with what it does, on one line.
@@ -55,12 +60,15 @@ public enum ControlRequest: Hashable, Sendable {
         + "mute for <duration> (e.g. 90s, 30m, 1h30m), mute until <HH:MM> (local time), unmute, "
         + "skip (cut the announcement playing now, or leave out the next one), unskip (take back a pending skip), "
         + "announce <max-wait seconds> (as 'announce --next': reply once the next boundary is spoken), "
+        + "chime <style> (none, hour, westminster or ships-bells) and volume <0-100> (both until reload or restart), "
         + "reload (re-read the config and the pack), help"
 
     /// The longest request line in bytes, including its newline.
     public static let maximumLineLength = 512
 
-    private static let words = ["status", "say", "trigger", "mute", "unmute", "skip", "unskip", "announce", "reload", "help"]
+    private static let words = [
+        "status", "say", "trigger", "mute", "unmute", "skip", "unskip", "announce", "chime", "volume", "reload", "help",
+    ]
 
     /// Parses one request line. A trailing `\n` or `\r\n` is allowed and ignored.
     public static func parse(line: [UInt8]) -> Result<ControlRequest, ControlProtocolError> {
@@ -117,6 +125,25 @@ public enum ControlRequest: Hashable, Sendable {
                     ControlProtocolError("'announce' needs the longest wait in whole seconds (0 to 86400), such as announce 60."))
             }
             return .success(.announce(maxWait: seconds))
+        case "chime":
+            let styles = ChimeStyle.allCases.map(\.rawValue)
+            guard arguments.count == 1, let style = ChimeStyle(rawValue: arguments[0].lowercased()) else {
+                return .failure(
+                    ControlProtocolError(
+                        "'chime' needs one style, one of \(styles.joined(separator: ", ")), such as chime westminster"
+                            + (arguments.isEmpty ? "." : ", not '\(arguments.joined(separator: " "))'.")))
+            }
+            return .success(.chime(style))
+        case "volume":
+            guard arguments.count == 1, arguments[0].allSatisfy(\.isASCII), let percent = Int(arguments[0]),
+                (0...100).contains(percent)
+            else {
+                return .failure(
+                    ControlProtocolError(
+                        "'volume' needs a whole percent from 0 to 100, such as volume 40"
+                            + (arguments.isEmpty ? "." : ", not '\(arguments.joined(separator: " "))'.")))
+            }
+            return .success(.volume(percent))
         case "reload": return noArguments(.reload)
         case "help": return noArguments(.help)
         case "mute": return parseMute(arguments)

@@ -1,0 +1,152 @@
+import Foundation
+import TestSupport
+import XCTest
+
+@testable import TalkingClockCore
+
+/// The Home Assistant device-discovery payload (`HomeAssistantDiscovery`) against the keys Home
+/// Assistant's documentation requires (`DiscoveryValidator`, which lists them with their sources),
+/// and the `chime` / `volume` control requests its select and number send.
+final class HomeAssistantDiscoveryTests: XCTestCase {
+    var config: MQTTConfig {
+        var c = MQTTConfig(host: "localhost")
+        c.topic = "tc"
+        c.room = "kitchen"
+        return c
+    }
+
+    func object(_ payload: HomeAssistantDiscovery.Payload) throws -> [String: Any] {
+        try XCTUnwrap(JSONSerialization.jsonObject(with: Data(payload.json.utf8)) as? [String: Any])
+    }
+
+    func testPayloadPassesTheValidator() throws {
+        let payload = HomeAssistantDiscovery.payload(config: config, room: "kitchen", version: "1.2.3")
+        XCTAssertEqual(DiscoveryValidator.problems(json: payload.json), [], payload.json)
+        XCTAssertEqual(HomeAssistantDiscovery.configTopic(prefix: "homeassistant", room: "kitchen"), "homeassistant/device/talking_clock_kitchen/config")
+        XCTAssertEqual(HomeAssistantDiscovery.statusTopic(prefix: "ha"), "ha/status")
+        // A room with '-' is still a valid id.
+        XCTAssertEqual(DiscoveryValidator.problems(json: HomeAssistantDiscovery.payload(config: config, room: "living-room_2", version: "x").json), [])
+    }
+
+    func testPayloadContents() throws {
+        let o = try object(HomeAssistantDiscovery.payload(config: config, room: "kitchen", version: "1.2.3"))
+        let dev = try XCTUnwrap(o["dev"] as? [String: Any])
+        XCTAssertEqual(dev["ids"] as? [String], ["talking_clock_kitchen"])
+        XCTAssertEqual(dev["sw"] as? String, "1.2.3")
+        for key in ["name", "mf", "mdl"] { XCTAssertNotNil(dev[key] as? String, key) }
+        let origin = try XCTUnwrap(o["o"] as? [String: Any])
+        XCTAssertEqual(origin["name"] as? String, "talking-clock")
+        XCTAssertEqual(origin["sw"] as? String, "1.2.3")
+        XCTAssertEqual(o["avty_t"] as? String, "tc/kitchen/availability")
+        let cmps = try XCTUnwrap(o["cmps"] as? [String: [String: Any]])
+        XCTAssertEqual(Set(cmps.keys), ["mute", "say", "chime", "volume", "next", "onset_error"])
+        for (key, c) in cmps {
+            XCTAssertEqual(c["uniq_id"] as? String, "talking_clock_kitchen_\(key)")
+            XCTAssertNotNil(c["name"] as? String, key)
+        }
+
+        let mute = try XCTUnwrap(cmps["mute"])
+        XCTAssertEqual(mute["p"] as? String, "switch")
+        XCTAssertEqual(mute["cmd_t"] as? String, "tc/kitchen/command")
+        XCTAssertEqual(mute["pl_on"] as? String, "mute")
+        XCTAssertEqual(mute["pl_off"] as? String, "unmute")
+        XCTAssertEqual(mute["stat_t"] as? String, "tc/kitchen/state")
+        XCTAssertEqual(mute["val_tpl"] as? String, "{{ 'ON' if value_json.muted else 'OFF' }}")
+        XCTAssertEqual(mute["stat_on"] as? String, "ON")
+        XCTAssertEqual(mute["stat_off"] as? String, "OFF")
+
+        let say = try XCTUnwrap(cmps["say"])
+        XCTAssertEqual(say["p"] as? String, "button")
+        XCTAssertEqual(say["cmd_t"] as? String, "tc/kitchen/command")
+        XCTAssertEqual(say["pl_prs"] as? String, "say")
+
+        let chime = try XCTUnwrap(cmps["chime"])
+        XCTAssertEqual(chime["p"] as? String, "select")
+        XCTAssertEqual(chime["options"] as? [String], ["none", "hour", "westminster", "ships-bells"])
+        XCTAssertEqual(chime["cmd_tpl"] as? String, "chime {{ value }}")
+        XCTAssertEqual(chime["val_tpl"] as? String, "{{ value_json.chime }}")
+        // Every option is a request the control protocol accepts.
+        for option in chime["options"] as? [String] ?? [] {
+            XCTAssertEqual(try ControlRequest.parse(line: Array("chime \(option)".utf8)).get(), .chime(ChimeStyle(rawValue: option)!))
+        }
+
+        let volume = try XCTUnwrap(cmps["volume"])
+        XCTAssertEqual(volume["p"] as? String, "number")
+        XCTAssertEqual(volume["min"] as? Int, 0)
+        XCTAssertEqual(volume["max"] as? Int, 100)
+        XCTAssertEqual(volume["step"] as? Int, 1)
+        XCTAssertEqual(volume["cmd_tpl"] as? String, "volume {{ value | int }}")
+        XCTAssertEqual(volume["val_tpl"] as? String, "{{ value_json.volume }}")
+
+        let next = try XCTUnwrap(cmps["next"])
+        XCTAssertEqual(next["p"] as? String, "sensor")
+        XCTAssertEqual(next["dev_cla"] as? String, "timestamp")
+        XCTAssertEqual(next["stat_t"] as? String, "tc/kitchen/state")
+        XCTAssertNil(next["cmd_t"])
+
+        let onset = try XCTUnwrap(cmps["onset_error"])
+        XCTAssertEqual(onset["p"] as? String, "sensor")
+        XCTAssertEqual(onset["ent_cat"] as? String, "diagnostic")
+        XCTAssertEqual(onset["unit_of_meas"] as? String, "ms")
+    }
+
+    /// The templates read keys the state really has.
+    func testTemplatesReadTheStateKeys() throws {
+        let report = StatusReport(
+            driver: "timer", next: .init(at: "2026-07-01T10:15:00+00:00", text: "ten fifteen AM"), muted: false,
+            mute: "unmuted", skipPending: false, stateWarning: nil, quiet: nil,
+            last: .init(result: "spoke", text: "ten AM", boundary: "2026-07-01T10:00:00+00:00", onsetErrorMs: 0.012),
+            playing: false, device: "default", pack: "default", zone: "UTC", chime: "westminster", volume: 40)
+        let state = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(report.json.utf8)) as? [String: Any])
+        XCTAssertEqual(state["chime"] as? String, "westminster")
+        XCTAssertEqual(state["volume"] as? Int, 40)
+        XCTAssertNotNil(state["muted"] as? Bool)
+        XCTAssertNotNil((state["next"] as? [String: Any])?["at"] as? String)
+        XCTAssertNotNil((state["last"] as? [String: Any])?["onset_error_ms"] as? Double)
+    }
+
+    /// The validator itself catches what it claims to.
+    func testValidatorCatchesMissingKeys() throws {
+        var o = try object(HomeAssistantDiscovery.payload(config: config, room: "kitchen", version: "1"))
+        o["dev"] = nil
+        o["o"] = nil
+        var cmps = o["cmps"] as! [String: [String: Any]]
+        cmps["say"]?["cmd_t"] = nil
+        cmps["mute"]?["uniq_id"] = "bad id!"
+        cmps["chime"]?["options"] = nil
+        cmps["next"]?["dev_cla"] = nil
+        cmps["volume"]?["p"] = nil
+        cmps["bad key"] = ["p": "sensor", "uniq_id": "x", "name": "x"]
+        o["cmps"] = cmps
+        let problems = DiscoveryValidator.problems(o)
+        for expected in [
+            "the root has no `dev` object", "the root has no `o` object", "component say (button) has no `cmd_t`",
+            "component mute: uniq_id 'bad id!' is not [a-zA-Z0-9_-]", "component chime (select) has no `options` list",
+            "no sensor has `dev_cla: timestamp`", "component volume has no `p`", "component key 'bad key' is not [a-zA-Z0-9_-]",
+        ] {
+            XCTAssertTrue(problems.contains(expected), "\(expected) not in \(problems)")
+        }
+        XCTAssertFalse(DiscoveryValidator.rules.isEmpty)
+    }
+
+    func testChimeAndVolumeRequests() {
+        func parse(_ text: String) -> Result<ControlRequest, ControlProtocolError> { ControlRequest.parse(line: Array(text.utf8)) }
+        XCTAssertEqual(try parse("chime westminster").get(), .chime(.westminster))
+        XCTAssertEqual(try parse("CHIME Ships-Bells").get(), .chime(.shipsBells))
+        XCTAssertEqual(try parse("chime none\r\n").get(), .chime(.none))
+        XCTAssertEqual(try parse("volume 40").get(), .volume(40))
+        XCTAssertEqual(try parse("volume 0").get(), .volume(0))
+        XCTAssertEqual(try parse("  volume\t100 ").get(), .volume(100))
+        for bad in ["chime", "chime big-ben", "chime hour westminster", "volume", "volume 101", "volume -1", "volume 4.5", "volume loud", "volume 40 50"] {
+            guard case .failure(let error) = parse(bad) else { return XCTFail("\(bad) accepted") }
+            XCTAssertTrue(error.message.contains("such as"), "\(bad): \(error.message)")
+        }
+        guard case .failure(let e) = parse("chime big-ben") else { return XCTFail() }
+        XCTAssertEqual(e.message, "'chime' needs one style, one of none, hour, westminster, ships-bells, such as chime westminster, not 'big-ben'.")
+        guard case .failure(let v) = parse("volume 101") else { return XCTFail() }
+        XCTAssertEqual(v.message, "'volume' needs a whole percent from 0 to 100, such as volume 40, not '101'.")
+        guard case .failure(let near) = parse("volum 3") else { return XCTFail() }
+        XCTAssertTrue(near.message.contains("did you mean 'volume'?"), near.message)
+        XCTAssertTrue(ControlRequest.helpText.contains("chime <style>") && ControlRequest.helpText.contains("volume <0-100>"))
+    }
+}
