@@ -24,8 +24,9 @@ let package = Package(
         .target(name: "CMosquitto"),
 
         // Pure: time, phrases, schedule, timelines, config and protocol parsing. Foundation only;
-        // the words of a time come from PhraseGrammar (data, no I/O).
-        .target(name: "TalkingClockCore", dependencies: ["PhraseGrammar"]),
+        // the words of a time come from PhraseGrammar (data, no I/O), calendar arithmetic from
+        // TimeZoneRules.
+        .target(name: "TalkingClockCore", dependencies: ["PhraseGrammar", "TimeZoneRules"]),
         // General time-zone code, not the clock's rules: POSIX TZ strings and their rules, TZif files,
         // ZoneRules. Pure Swift, no Foundation.
         .target(name: "TimeZoneRules"),

@@ -1,4 +1,5 @@
 import Foundation
+import TimeZoneRules
 
 /// A wall-clock reading in a zone: the civil date and time plus the UTC offset in force.
 ///
@@ -46,10 +47,7 @@ public struct LocalDateTime: Hashable, Sendable, CustomStringConvertible {
     return value < 0 ? "-" + padded : padded
 }
 
-@inline(__always) func floorDiv(_ a: Int, _ b: Int) -> Int {
-    let q = a / b
-    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q
-}
+@inline(__always) func floorDiv(_ a: Int, _ b: Int) -> Int { CivilCalendar.floorDiv(a, b) }
 
 @inline(__always) func floorMod(_ a: Int, _ b: Int) -> Int {
     let r = a % b
@@ -60,27 +58,11 @@ public struct LocalDateTime: Hashable, Sendable, CustomStringConvertible {
 public enum CivilTime {
     /// Days since 1970-01-01 for a civil date (H. Hinnant's `days_from_civil`).
     public static func days(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = floorDiv(y, 400)
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
+        CivilCalendar.days(year: year, month: month, day: day)
     }
 
     /// Civil date for days since 1970-01-01 (`civil_from_days`).
-    public static func date(days z0: Int) -> (year: Int, month: Int, day: Int) {
-        let z = z0 + 719_468
-        let era = floorDiv(z, 146_097)
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
-    }
+    public static func date(days: Int) -> (year: Int, month: Int, day: Int) { CivilCalendar.date(days: days) }
 
     /// The UTC offset (seconds east) of `zone` at `instant` (seconds since the epoch).
     @inline(__always) public static func offset(_ zone: TimeZone, at instant: Int) -> Int {

@@ -57,32 +57,44 @@ public struct WallClockTime: Hashable, Sendable, CustomStringConvertible {
 // Calendar arithmetic on days since 1970-01-01 (Howard Hinnant, "chrono-Compatible Low-Level Date
 // Algorithms"): exact for every proleptic Gregorian date whose day count fits in an Int.
 
-func floorDiv(_ a: Int, _ b: Int) -> Int {
-    let q = a / b
-    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
+/// Proleptic Gregorian calendar arithmetic on days since 1970-01-01 (H. Hinnant's
+/// `days_from_civil` / `civil_from_days`), shared with the clock's core (`CivilTime`).
+public enum CivilCalendar {
+    /// `a / b` rounded toward negative infinity (`b` > 0).
+    @inlinable public static func floorDiv(_ a: Int, _ b: Int) -> Int {
+        let q = a / b
+        return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
+    }
+
+    /// Days since 1970-01-01 of `year`-`month`-`day`; `month` 1…12, `day` may run past the month.
+    @inlinable public static func days(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = floorDiv(y, 400)
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The civil date of a day count since 1970-01-01.
+    @inlinable public static func date(days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = floorDiv(z, 146_097)
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
 }
 
-/// Days since 1970-01-01 of `year`-`month`-`day`; `month` 1…12, `day` may run past the month.
-func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int {
-    let y = month <= 2 ? year - 1 : year
-    let era = floorDiv(y, 400)
-    let yearOfEra = y - era * 400
-    let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-    return era * 146_097 + dayOfEra - 719_468
-}
+func floorDiv(_ a: Int, _ b: Int) -> Int { CivilCalendar.floorDiv(a, b) }
 
-func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
-    let z = days + 719_468
-    let era = floorDiv(z, 146_097)
-    let dayOfEra = z - era * 146_097
-    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-    let mp = (5 * dayOfYear + 2) / 153
-    let day = dayOfYear - (153 * mp + 2) / 5 + 1
-    let month = mp < 10 ? mp + 3 : mp - 9
-    return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-}
+func days(fromCivil year: Int, _ month: Int, _ day: Int) -> Int { CivilCalendar.days(year: year, month: month, day: day) }
+
+func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) { CivilCalendar.date(days: days) }
 
 /// 0 = Sunday; 1970-01-01 was a Thursday.
 func dayOfWeek(_ days: Int) -> Int {
