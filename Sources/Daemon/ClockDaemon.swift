@@ -115,8 +115,6 @@ public final class ClockDaemon {
     private let reloader: BackgroundJob<ReloadOutcome>
     private var reloadWaiters: [(ControlReply) -> Void] = []
     private var reloadAgain = false
-    /// The exit status of the last announcement that failed before it started (for the reply).
-    private var lastFailureStatus: ExitStatus = .ok
     private var last: LastAnnouncement?
     private var exitStatus: ExitStatus = .ok
     private var lastWatchdog = WallClock.monotonic()
@@ -139,10 +137,12 @@ public final class ClockDaemon {
         }
         pack = try Self.loadPack(for: config)
         if let directory = options.stateDirectory {
+            let store = StateStore(directory: directory)
+            try? store.prepareDirectory()  // a directory that cannot be made is reported when saving
             do { stateLock = try StateLock.acquire(directory: directory.path) } catch {
                 throw DaemonStartError(status: .busy, description: error.description)
             }
-            store = StateStore(directory: directory)
+            self.store = store
         } else {
             stateLock = nil
             store = nil
@@ -413,8 +413,7 @@ public final class ClockDaemon {
             // The boundary always wins: an on-demand `say` that would overlap its lead or pre-roll
             // is cut (its remaining clips report interrupted), and so is the tail of an earlier
             // boundary's announcement (only a fast simulated clock makes them overlap).
-            current.session.cancel()
-            finishPlayback(interrupted: true, cutFor: boundary)
+            cutPlaying(cutFor: boundary)
         }
         let now = options.clock.now()
         let zone = zone()
@@ -450,7 +449,15 @@ public final class ClockDaemon {
         if driver == .timer && !options.oneShot { arm(scheduler.boundaryToArm(after: boundary, now: now, in: zone)) }
     }
 
-    private func start(boundary: Int?, local: LocalDateTime, style: AnnouncementStyle, gain: Float) {
+    /// Why an announcement could not start (logged, shown by `status`, and the reply's kind).
+    struct StartFailure {
+        var reason: String
+        var status: ExitStatus
+    }
+
+    /// Starts playing; returns why it could not, if it could not.
+    @discardableResult
+    private func start(boundary: Int?, local: LocalDateTime, style: AnnouncementStyle, gain: Float) -> StartFailure? {
         let plan: AnnouncementPlan
         var timeline: Timeline
         do {
@@ -499,6 +506,7 @@ public final class ClockDaemon {
         playing = Playing(session: session, sink: sink, boundary: boundary, anchorReal: anchorReal, text: plan.phrase.text, watched: [])
         watchDevice(true)
         pumpPlayback()
+        return nil
     }
 
     /// Watches the playing sink's descriptors, or keeps them registered with no events: a
@@ -523,15 +531,15 @@ public final class ClockDaemon {
         return playing.sink.pollDescriptors().map { $0.fd == fd ? Int16(truncatingIfNeeded: events) : 0 }
     }
 
-    private func failBeforeStart(_ boundary: Int?, _ local: LocalDateTime, _ reason: String, status: ExitStatus) {
+    private func failBeforeStart(_ boundary: Int?, _ local: LocalDateTime, _ reason: String, status: ExitStatus) -> StartFailure {
         // An on-demand `say` has no boundary: it is logged with the time it was for.
         let key = boundary == nil ? "say_at" : "boundary"
         logger.error("announcement failed", metadata: [key: "\(local.rfc3339)", "reason": "\(reason)"])
-        lastFailureStatus = status
         last = LastAnnouncement(boundary: boundary, text: "", result: "failed: \(reason)", onsetErrorMs: nil)
         mqtt?.publish(event: AnnouncementEvent(.failed, boundary: boundary == nil ? nil : local.rfc3339, reason: reason))
         statusChanged()
         if let boundary { resolveWaiters(boundary, .error("announcement failed: \(reason)", kind: Self.errorKind(for: status))) }
+        return StartFailure(reason: reason, status: status)
     }
 
     /// The configured device, configured for `format`: the one held open ahead if there is one
@@ -576,8 +584,7 @@ public final class ClockDaemon {
         let slack = max(scheduler.config.lateLimit / options.clock.rate, 1)
         let sound = current.session.anchorPlayed ? Self.soundAfterAnchor(current.session.timeline) : 0
         guard WallClock.now() > anchor + sound + slack else { return false }
-        current.session.cancel()
-        finishPlayback(interrupted: true, staleCut: true)
+        cutPlaying(staleCut: true)
         return true
     }
 
@@ -595,6 +602,13 @@ public final class ClockDaemon {
     /// Seconds of sound from the anchor to the end of the timeline.
     static func soundAfterAnchor(_ timeline: Timeline) -> Double {
         Double((timeline.items.map(\.end).max() ?? 0) - timeline.anchorFrame) / Double(timeline.format.sampleRate)
+    }
+
+    /// Cuts the announcement playing: its unplayed clips report interrupted.
+    private func cutPlaying(staleCut: Bool = false, cutFor: Int? = nil) {
+        guard let current = playing else { return }
+        current.session.cancel()
+        finishPlayback(interrupted: true, staleCut: staleCut, cutFor: cutFor)
     }
 
     /// - Parameter cutFor: the boundary this announcement was cut for (it always wins).
@@ -675,10 +689,7 @@ public final class ClockDaemon {
             default:
                 logger.info("stopping", metadata: ["signal": "\(signal == SIGTERM ? "SIGTERM" : "SIGINT")"])
                 stopping = true
-                if let current = playing {
-                    current.session.cancel()
-                    finishPlayback(interrupted: true)
-                }
+                cutPlaying()
                 for boundary in Set(waiters.map(\.boundary)) {
                     resolveWaiters(boundary, .error("not announced: the daemon is stopping", kind: .stale))
                 }
@@ -725,16 +736,13 @@ public final class ClockDaemon {
                         "the announcement for \(CivilTime.local(b, in: zone()).rfc3339) is playing or about to; try again when it ends, or 'skip' it",
                         kind: .busy)
                 }
-                current.session.cancel()  // a second `say` replaces the first
-                finishPlayback(interrupted: true)
+                cutPlaying()  // a second `say` replaces the first
             }
             let local = CivilTime.local(Int(now.rounded(.down)), in: zone())
             var style = scheduler.config.announcementStyle
             style.chime = .none  // on demand: just the time
-            lastFailureStatus = .ok
-            start(boundary: nil, local: local, style: style, gain: Float(scheduler.config.volume) / 100)
-            if playing == nil, lastFailureStatus != .ok, let failure = last?.result {
-                return .error(failure, kind: Self.errorKind(for: lastFailureStatus))
+            if let failure = start(boundary: nil, local: local, style: style, gain: Float(scheduler.config.volume) / 100) {
+                return .error("failed: \(failure.reason)", kind: Self.errorKind(for: failure.status))
             }
             return .ok("speaking \(Phrase.forTime(hour: local.hour, minute: local.minute, style: style.phrase).text)")
         case .trigger:
@@ -757,16 +765,14 @@ public final class ClockDaemon {
             logger.info("mute changed", metadata: ["mute": "\(state.mute)"])
             if let current = playing, let b = current.boundary, state.mute.isMuted(at: b) {
                 // Muted while its announcement waits for the boundary or plays: silence now.
-                current.session.cancel()
-                finishPlayback(interrupted: true)
+                cutPlaying()
             }
             statusChanged()
             return .ok(state.mute.description(in: zone()))
         case .skip:
-            if let current = playing {
+            if playing != nil {
                 logger.info("skip requested", metadata: ["action": "cut the current announcement"])
-                current.session.cancel()
-                finishPlayback(interrupted: true)
+                cutPlaying()
                 return .ok("cut the current announcement")
             }
             scheduler.skipNext = true
@@ -798,17 +804,10 @@ public final class ClockDaemon {
         }
     }
 
+    /// The reply kind whose exit status is `status` (`ControlErrorKind.exitStatus` read backwards);
+    /// statuses no reply carries are `usage`.
     static func errorKind(for status: ExitStatus) -> ControlErrorKind {
-        switch status {
-        case .muted: .muted
-        case .stale: .stale
-        case .packError: .pack
-        case .deviceError: .device
-        case .cannotWrite: .state
-        case .busy: .busy
-        case .internalError: .internal
-        case .ok, .noDaemon, .badInput: .usage
-        }
+        ControlErrorKind.allCases.first { $0.exitStatus == status } ?? .usage
     }
 
     /// Replies owed for boundaries (`announce` requests, and the one-shot run itself): answered

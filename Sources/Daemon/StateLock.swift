@@ -22,11 +22,10 @@ public final class StateLock {
         }
     }
 
-    /// Creates the directory if needed (0700) and takes the lock, or throws `Held` when another
-    /// process has it. Returns nil (no guard) when the directory can neither be created nor opened:
-    /// the state cannot be saved there either, which the state store reports on its own.
+    /// Takes the lock on an existing directory (`StateStore.prepareDirectory` creates it), or
+    /// throws `Held` when another process has it. Returns nil (no guard) when the directory cannot
+    /// be opened: the state cannot be saved there either, which the state store reports on its own.
     public static func acquire(directory: String) throws(Held) -> StateLock? {
-        _ = Self.makeDirectories(directory)
         // open(2) with O_DIRECTORY: a lock on the directory's inode.
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
@@ -46,12 +45,4 @@ public final class StateLock {
     }
 
     deinit { Glibc.close(fd) }
-
-    private static func makeDirectories(_ path: String) -> Bool {
-        if mkdir(path, 0o700) == 0 || errno == EEXIST { return true }
-        guard errno == ENOENT else { return false }
-        let parent = (path as NSString).deletingLastPathComponent
-        guard !parent.isEmpty, parent != path, makeDirectories(parent) else { return false }
-        return mkdir(path, 0o700) == 0 || errno == EEXIST
-    }
 }

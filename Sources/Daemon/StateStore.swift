@@ -272,6 +272,11 @@ public final class StateStore {
     }
 
     /// `mkdir -p` with mode 0700 for every directory it creates.
+    /// Creates the state directory (0700, with its parents) if it does not exist.
+    public func prepareDirectory() throws(StateStoreError) {
+        try makeDirectory(directory.path, path: fileURL.path)
+    }
+
     private func makeDirectory(_ dir: String, path: String) throws(StateStoreError) {
         if mkdir(dir, 0o700) == 0 { return }
         let code = errno
