@@ -65,7 +65,7 @@ let package = Package(
         // A one-connection MQTT client on the daemon's event loop: the Last Will test kills it, and
         // scripts/mqtt-idle counts its wake-ups.
         .executableTarget(name: "mqtt-probe", dependencies: ["MQTT", "Daemon", "CLinux"]),
-        .target(name: "TestSupport", dependencies: ["TalkingClockCore", "Playback", "SoundPack"]),
+        .target(name: "TestSupport", dependencies: ["TalkingClockCore", "TimeZoneRules", "Playback", "SoundPack"]),
 
         .testTarget(name: "TalkingClockCoreTests", dependencies: ["TalkingClockCore", "TestSupport"]),
         .testTarget(name: "TimeZoneRulesTests", dependencies: ["TimeZoneRules"]),

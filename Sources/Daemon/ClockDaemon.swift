@@ -102,7 +102,12 @@ public final class ClockDaemon {
     private let watchdogTimer: TimerFD
     /// Wakes the loop when /etc/localtime or /etc/timezone is replaced (nil if it cannot watch).
     private let zoneWatcher: ZoneWatcher?
-    private var lastZone = ""
+    /// Wakes the loop when the zone file in use is replaced (a `tzdata` update renames a new
+    /// file over it): a watch on its directory, re-made when the zone changes.
+    private var zoneFileWatcher: ZoneWatcher?
+    /// The zone in effect: the config's or `--tz`'s, else the system's (TZ, /etc/localtime),
+    /// resolved again at every boundary and whenever a watch reports a change.
+    private var activeZone: Zone = .utc
     private var armed: Int?
     private var playing: Playing?
     /// The device opened ahead (sound-server plugins only), so the next announcement or `say`
@@ -160,6 +165,7 @@ public final class ClockDaemon {
         } catch {
             throw DaemonStartError(status: .internalError, description: error.description)
         }
+        activeZone = config.zone ?? ((try? ZoneResolver.resolve(explicit: nil)) ?? .utc)
         if let warning {
             logger.warning("state file unreadable", metadata: ["detail": "\(warning)"])
             stateWarning = warning
@@ -199,7 +205,7 @@ public final class ClockDaemon {
         var config = Config()
         if let path = explicit ?? Self.defaultConfigPath() {
             if let text = try readConfigText(path) {
-                do { config = try Config.parse(text, source: path) } catch {
+                do { config = try Config.parse(text, source: path, zones: ZoneResolver.lookup()) } catch {
                     throw DaemonStartError(status: .badInput, description: error.description)
                 }
             } else if explicit != nil {
@@ -247,8 +253,44 @@ public final class ClockDaemon {
         }
     }
 
-    private func zone() -> TimeZone {
-        scheduler.config.zone ?? ((try? ZoneResolver.resolve(explicit: nil)) ?? TimeZone(identifier: "UTC")!)
+    private func zone() -> Zone { activeZone }
+
+    /// The zone in effect now, read again: the configured zone's file re-read (a `tzdata` update
+    /// changes its rules, not its name), or the system zone resolved again. What cannot be read
+    /// now (a file half-replaced) leaves the zone as it was.
+    private func currentZone() -> Zone {
+        if let configured = scheduler.config.zone {
+            guard configured.file != nil else { return configured }
+            if let reread = ZoneResolver.lookup().reread(configured) { return reread }
+            return activeZone.identifier == configured.identifier ? activeZone : configured
+        }
+        do { return try ZoneResolver.resolve(explicit: nil) } catch {
+            logger.warning("zone unreadable, keeping the last one", metadata: ["zone": "\(activeZone.identifier)", "reason": "\(error.description)"])
+            return activeZone
+        }
+    }
+
+    /// Watches the directory of the zone file in use (after symlinks) for that file being
+    /// replaced; nothing for a POSIX TZ string.
+    private func watchZoneFile() {
+        let file = ZoneResolver.realFile(of: activeZone)
+        if let current = zoneFileWatcher, let file, current.directory + "/" + (current.names.first ?? "") == file { return }
+        if let current = zoneFileWatcher {
+            loop.unwatch(current.fd)
+            zoneFileWatcher = nil
+        }
+        guard let file, let slash = file.lastIndex(of: "/") else { return }
+        let directory = slash == file.startIndex ? "/" : String(file[..<slash])
+        let name = String(file[file.index(after: slash)...])
+        do {
+            let watcher = try ZoneWatcher(directory: directory, names: [name])
+            try loop.watch(watcher.fd, events: UInt32(EPOLLIN.rawValue)) { [unowned self] _ in
+                if watcher.read() { self.zoneMayHaveChanged() }
+            }
+            zoneFileWatcher = watcher
+        } catch {
+            logger.warning("cannot watch the zone file", metadata: ["file": "\(file)", "reason": "\(error)"])
+        }
     }
 
     // MARK: - Running
@@ -301,7 +343,7 @@ public final class ClockDaemon {
             if driver == .timer { armNext(after: options.clock.now()) }
             checkDevice()
         }
-        lastZone = zone().identifier
+        watchZoneFile()
         mqtt?.start()
         notifier.send("READY=1\nSTATUS=\(statusLine())")
         loop.run()
@@ -392,12 +434,33 @@ public final class ClockDaemon {
 
     /// The system zone setting was replaced: if the zone in effect is now another, the boundary
     /// waited for may not be one any more and an earlier one may come first, so re-arm at once.
+    /// Also when the zone file in use was replaced (a `tzdata` update): if its rules changed, the
+    /// same.
     private func zoneMayHaveChanged() {
-        let z = zone()
-        guard z.identifier != lastZone else { return }
-        logger.notice("zone changed", metadata: ["from": "\(lastZone)", "to": "\(z.identifier)"])
-        lastZone = z.identifier
+        let z = currentZone()
+        guard z != activeZone else { return }
+        noteZone(z)
         if driver == .timer && !options.oneShot { arm(scheduler.boundaryToArm(after: nil, now: options.clock.now(), in: z)) }
+    }
+
+    /// Makes `z` the zone in effect, logging how it differs from the one before.
+    private func noteZone(_ z: Zone) {
+        let before = activeZone
+        activeZone = z
+        if z.identifier != before.identifier {
+            logger.notice("zone changed", metadata: ["from": "\(before.identifier)", "to": "\(z.identifier)"])
+        } else if z.rules != before.rules {
+            let now = Int(options.clock.now())
+            logger.notice(
+                "zone rules reloaded",
+                metadata: [
+                    "zone": "\(z.identifier)", "file": "\(z.file ?? "none")",
+                    "offset_before": "\(CivilTime.formatOffset(before.offset(at: now)))",
+                    "offset_now": "\(CivilTime.formatOffset(z.offset(at: now)))",
+                ])
+        }
+        watchZoneFile()
+        statusChanged()
     }
 
     private func rearmAfterDecision(now: Double) {
@@ -416,6 +479,8 @@ public final class ClockDaemon {
             cutPlaying(cutFor: boundary)
         }
         let now = options.clock.now()
+        let fresh = currentZone()
+        if fresh != activeZone { noteZone(fresh) }
         let zone = zone()
         if !BoundarySchedule.isBoundary(boundary, in: zone, interval: scheduler.config.interval) {
             // Armed in another zone (it changed while we waited, and no watch saw it): in this
@@ -423,7 +488,6 @@ public final class ClockDaemon {
             logger.notice("skipped", metadata: ["boundary": "\(CivilTime.local(boundary, in: zone).rfc3339)", "reason": "zone-changed"])
             mqtt?.publish(event: AnnouncementEvent(.skipped, boundary: CivilTime.local(boundary, in: zone).rfc3339, reason: "zone-changed"))
             armed = nil
-            lastZone = zone.identifier
             resolveWaiters(boundary, .error("\(CivilTime.local(boundary, in: zone).rfc3339) is no boundary in the zone \(zone.identifier) any more (the zone changed)", kind: .stale))
             if driver == .timer && !options.oneShot {
                 arm(scheduler.boundaryToArm(after: nil, now: now, in: zone))
@@ -902,6 +966,8 @@ public final class ClockDaemon {
         case .success(let loaded):
             scheduler.config = loaded.config
             pack = loaded.pack
+            let fresh = currentZone()
+            if fresh != activeZone { noteZone(fresh) }
             logger.info("reloaded", metadata: ["pack": "\(pack.name)", "device": "\(loaded.config.device)"])
             let problem = checkDevice()
             // Also while playing: the boundary armed then may not be one in the new zone or interval.

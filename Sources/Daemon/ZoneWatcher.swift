@@ -11,7 +11,7 @@ import Glibc
 public final class ZoneWatcher {
     public let fd: Int32
     public let directory: String
-    private let names: Set<String>
+    public let names: Set<String>
 
     public init(directory: String = "/etc", names: Set<String> = ["localtime", "timezone"]) throws(SystemError) {
         self.directory = directory

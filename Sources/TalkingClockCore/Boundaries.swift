@@ -23,32 +23,32 @@ public enum Interval: String, Sendable, CaseIterable, Codable {
 /// because the rule is about the local reading, not about UTC.
 public enum BoundarySchedule {
     /// The first boundary strictly after `instant` (never `instant` itself, never the past).
-    public static func next(after instant: Double, in zone: TimeZone, interval: Interval = .quarter) -> Int {
+    public static func next(after instant: Double, in zone: Zone, interval: Interval = .quarter) -> Int {
         // u > instant for an integer u  ⟺  u ≥ floor(instant) + 1.
         firstBoundary(atOrAfter: Int(instant.rounded(.down)) + 1, in: zone, period: interval.seconds)
     }
 
     /// The first boundary at or after the whole second `start`.
-    public static func firstBoundary(atOrAfter start: Int, in zone: TimeZone, period: Int) -> Int {
+    public static func firstBoundary(atOrAfter start: Int, in zone: Zone, period: Int) -> Int {
         var from = start
         while true {
-            let offset = CivilTime.offset(zone, at: from)
+            let offset = zone.offset(at: from)
             let candidate = from + floorMod(-(from + offset), period)
-            if CivilTime.offset(zone, at: candidate) == offset { return candidate }
+            if zone.offset(at: candidate) == offset { return candidate }
             // An offset change lies in (from, candidate]: find its first instant and go on from there
             // with the offset that starts then.
             var lo = from
             var hi = candidate
             while hi - lo > 1 {
                 let mid = lo + (hi - lo) / 2
-                if CivilTime.offset(zone, at: mid) == offset { lo = mid } else { hi = mid }
+                if zone.offset(at: mid) == offset { lo = mid } else { hi = mid }
             }
             from = hi
         }
     }
 
     /// The next `count` boundaries strictly after `instant`.
-    public static func upcoming(after instant: Double, count: Int, in zone: TimeZone, interval: Interval = .quarter) -> [Int] {
+    public static func upcoming(after instant: Double, count: Int, in zone: Zone, interval: Interval = .quarter) -> [Int] {
         var result: [Int] = []
         result.reserveCapacity(max(0, count))
         var t = instant
@@ -61,7 +61,7 @@ public enum BoundarySchedule {
     }
 
     /// Whether `instant` is itself a boundary.
-    public static func isBoundary(_ instant: Int, in zone: TimeZone, interval: Interval = .quarter) -> Bool {
-        floorMod(instant + CivilTime.offset(zone, at: instant), interval.seconds) == 0
+    public static func isBoundary(_ instant: Int, in zone: Zone, interval: Interval = .quarter) -> Bool {
+        floorMod(instant + zone.offset(at: instant), interval.seconds) == 0
     }
 }

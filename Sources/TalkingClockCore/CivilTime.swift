@@ -1,10 +1,9 @@
-import Foundation
 import TimeZoneRules
 
 /// A wall-clock reading in a zone: the civil date and time plus the UTC offset in force.
 ///
-/// Pure value; computed from an instant (whole seconds since the Unix epoch) and a `TimeZone`
-/// without touching `Calendar`, so that the schedule is deterministic and fast.
+/// Pure value; computed from an instant (whole seconds since the Unix epoch) and a `Zone` (the
+/// tz database's rules, `ZoneRules`), so that the schedule is deterministic and fast.
 public struct LocalDateTime: Hashable, Sendable, CustomStringConvertible {
     public var year: Int
     public var month: Int
@@ -65,12 +64,12 @@ public enum CivilTime {
     public static func date(days: Int) -> (year: Int, month: Int, day: Int) { CivilCalendar.date(days: days) }
 
     /// The UTC offset (seconds east) of `zone` at `instant` (seconds since the epoch).
-    @inline(__always) public static func offset(_ zone: TimeZone, at instant: Int) -> Int {
-        zone.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(instant)))
+    @inline(__always) public static func offset(_ zone: Zone, at instant: Int) -> Int {
+        zone.offset(at: instant)
     }
 
     /// The local civil reading of `instant` in `zone`.
-    public static func local(_ instant: Int, in zone: TimeZone) -> LocalDateTime {
+    public static func local(_ instant: Int, in zone: Zone) -> LocalDateTime {
         local(instant, offset: offset(zone, at: instant))
     }
 
@@ -88,17 +87,10 @@ public enum CivilTime {
     /// Every instant whose local reading in `zone` is the given civil time, earliest first.
     /// Empty when the time is skipped (spring forward); two entries when it repeats (fall back).
     public static func instants(
-        year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, in zone: TimeZone
+        year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int, in zone: Zone
     ) -> [Int] {
         let civil = days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second
-        // Offsets in force within two days either side cover every transition that could apply.
-        var offsets = Set<Int>()
-        var probe = civil - 2 * 86_400
-        while probe <= civil + 2 * 86_400 {
-            offsets.insert(offset(zone, at: probe))
-            probe += 1800
-        }
-        return offsets.map { civil - $0 }.filter { offset(zone, at: $0) == civil - $0 }.sorted()
+        return zone.rules.instants(forLocalSeconds: civil).instants
     }
 
     /// `+HH:MM` / `-HH:MM` (RFC 3339 cannot carry seconds; historic LMT seconds are dropped).

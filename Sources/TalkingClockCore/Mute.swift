@@ -35,7 +35,7 @@ public enum MuteState: Hashable, Codable, Sendable, CustomStringConvertible {
     }
 
     /// The same, with the end in the user's local time ("muted until 2026-11-22T07:00:00+01:00").
-    public func description(in zone: TimeZone) -> String {
+    public func description(in zone: Zone) -> String {
         if case .mutedUntil(let end) = self { return "muted until \(CivilTime.local(end, in: zone).rfc3339)" }
         return description
     }
@@ -141,7 +141,7 @@ public enum Mute {
     /// `hour:minute:00`. When that time is skipped (spring forward) on a day, the first instant
     /// after the gap counts; when it repeats (fall back), the earlier occurrence that is still
     /// after `now`.
-    public static func nextInstant(hour: Int, minute: Int, after now: Int, in zone: TimeZone) -> Int {
+    public static func nextInstant(hour: Int, minute: Int, after now: Int, in zone: Zone) -> Int {
         let today = CivilTime.local(now, in: zone)
         let todayDays = CivilTime.days(year: today.year, month: today.month, day: today.day)
         for dayOffset in 0..<4 {
@@ -161,7 +161,7 @@ public enum Mute {
     }
 
     /// Parses `HH:MM` and returns `nextInstant(hour:minute:after:in:)`.
-    public static func instant(until text: String, after now: Int, in zone: TimeZone) throws(MuteError) -> Int {
+    public static func instant(until text: String, after now: Int, in zone: Zone) throws(MuteError) -> Int {
         let time: (hour: Int, minute: Int)
         do {
             time = try InstantParser.parseClockTime(text.trimmingCharacters(in: .whitespaces))
@@ -173,17 +173,17 @@ public enum Mute {
 
     /// The first instant whose local reading is at or after the civil second `civil` (local seconds
     /// since the epoch), searched near it: for a time inside a spring-forward gap, the end of the gap.
-    static func firstInstant(reaching civil: Int, in zone: TimeZone) -> Int {
+    static func firstInstant(reaching civil: Int, in zone: Zone) -> Int {
         var offsets = Set<Int>()
         var probe = civil - 2 * 86_400
         while probe <= civil + 2 * 86_400 {
-            offsets.insert(CivilTime.offset(zone, at: probe))
+            offsets.insert(zone.offset(at: probe))
             probe += 1800
         }
         // Local time rises monotonically across a gap, so bisect between a reading before and one after.
         var lo = civil - (offsets.max() ?? 0) - 1
         var hi = civil - (offsets.min() ?? 0)
-        func reading(_ u: Int) -> Int { u + CivilTime.offset(zone, at: u) }
+        func reading(_ u: Int) -> Int { u + zone.offset(at: u) }
         while hi - lo > 1 {
             let mid = lo + (hi - lo) / 2
             if reading(mid) >= civil { hi = mid } else { lo = mid }

@@ -9,7 +9,7 @@ public enum InstantParser {
 
     /// Parses RFC 3339 (`2026-11-01T01:30:00-05:00`, `…Z`) or a local time without offset
     /// (`2026-11-01T01:30`, read in `zone`; the earlier occurrence when it is ambiguous).
-    public static func parse(_ text: String, in zone: TimeZone) throws(Failure) -> Double {
+    public static func parse(_ text: String, in zone: Zone) throws(Failure) -> Double {
         let s = Array(text.utf8)
         var i = 0
         func number(_ digits: Int) -> Int? {
@@ -63,7 +63,7 @@ public enum InstantParser {
             guard let first = candidates.first else {
                 throw Failure(
                     description: "\"\(text)\" does not exist in \(zone.identifier) (the clocks jump over it); "
-                        + "give an offset such as \(text)\(CivilTime.formatOffset(CivilTime.offset(zone, at: civil))) or another time.")
+                        + "give an offset such as \(text)\(CivilTime.formatOffset(zone.offset(at: civil))) or another time.")
             }
             return Double(first) + fraction
         }

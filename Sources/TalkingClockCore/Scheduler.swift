@@ -66,7 +66,7 @@ public struct AnnouncementScheduler: Hashable, Sendable {
     }
 
     /// The next boundary strictly after `now` that has not been spoken already.
-    public func nextBoundary(after now: Double, in zone: TimeZone) -> Int {
+    public func nextBoundary(after now: Double, in zone: Zone) -> Int {
         let next = BoundarySchedule.next(after: now, in: zone, interval: config.interval)
         if let last = state.lastSpokenBoundary, next <= last, last - next <= Self.trustHorizon {
             return BoundarySchedule.next(after: Double(last), in: zone, interval: config.interval)
@@ -77,7 +77,7 @@ public struct AnnouncementScheduler: Hashable, Sendable {
     /// Whether and how to speak `boundary`, deciding at `now`: the runtime reasons first (already
     /// spoken, stale, muted, `skip`, busy), then `configuredDecision`, the one the configuration
     /// makes and `schedule` lists.
-    public func decide(boundary: Int, now: Double, in zone: TimeZone, busy: Bool = false) -> Decision {
+    public func decide(boundary: Int, now: Double, in zone: Zone, busy: Bool = false) -> Decision {
         let local = CivilTime.local(boundary, in: zone)
         if let last = state.lastSpokenBoundary, boundary <= last, last - boundary <= Self.trustHorizon {
             return .skip(boundary: boundary, local: local, reason: .alreadySpoken)
@@ -98,7 +98,7 @@ public struct AnnouncementScheduler: Hashable, Sendable {
     /// the daemon's `decide` calls it, and `schedule` lists exactly it for each boundary (with
     /// `mute: .unmuted`, as muting is runtime state).
     public static func configuredDecision(
-        boundary: Int, in zone: TimeZone, config: Config, mute: MuteState = .unmuted
+        boundary: Int, in zone: Zone, config: Config, mute: MuteState = .unmuted
     ) -> Decision {
         let local = CivilTime.local(boundary, in: zone)
         if mute.isMuted(at: boundary) { return .skip(boundary: boundary, local: local, reason: .muted) }
@@ -145,7 +145,7 @@ public struct AnnouncementScheduler: Hashable, Sendable {
     /// ones before it are left out; otherwise it is simply the next boundary. A boundary decided
     /// within the last minute (or the next: a step back) is never decided again, so a clock step,
     /// a zone change or a reload just after a `skip` or a mute cannot bring it back.
-    public func boundaryToArm(after handled: Int?, now: Double, in zone: TimeZone) -> Int {
+    public func boundaryToArm(after handled: Int?, now: Double, in zone: Zone) -> Int {
         var from = max(now - config.lateLimit, handled.map(Double.init) ?? -Double.infinity)
         if let decided = lastDecided, abs(Double(decided) - now) <= 60 { from = max(from, Double(decided)) }
         return nextBoundary(after: from, in: zone)

@@ -13,7 +13,7 @@ enum Support {
         throw CLIError(.badInput, "--language: unknown language \"\(tag)\"; the clock speaks: \(SpokenLanguages.knownList).")
     }
 
-    static func zone(_ explicit: String?) throws -> TimeZone {
+    static func zone(_ explicit: String?) throws -> Zone {
         do { return try ZoneResolver.resolve(explicit: explicit) } catch {
             throw CLIError(.badInput, error.description)
         }

@@ -19,7 +19,7 @@ final class CommandLineTests: XCTestCase {
     /// The offset that makes the binary's clock read `target`, 30 s into its minute so that the
     /// time the binary takes to start cannot move it to another minute.
     func offset(to target: String) throws -> Int {
-        let instant = try InstantParser.parse(target, in: TimeZone(identifier: "UTC")!)
+        let instant = try InstantParser.parse(target, in: Zone(identifier: "UTC")!)
         return Int(instant) - Int(Date().timeIntervalSince1970)
     }
 

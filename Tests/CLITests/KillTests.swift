@@ -43,7 +43,7 @@ final class KillTests: XCTestCase {
 
         /// The states this request can set if the daemon read the clock between `from` and `to`.
         func candidates(from: Double, to: Double) -> Set<MuteState> {
-            let utc = TimeZone(identifier: "UTC")!
+            let utc = Zone(identifier: "UTC")!
             switch self {
             case .mute: return [.muted]
             case .unmute: return [.unmuted]
@@ -127,7 +127,7 @@ final class KillTests: XCTestCase {
                 daemon = try startDaemon()
                 let json = try daemon.request("status json")
                 let expected = current.resolved(at: Int(Date().timeIntervalSince1970)).description(
-                    in: TimeZone(identifier: "UTC")!)
+                    in: Zone(identifier: "UTC")!)
                 XCTAssertTrue(
                     json.contains("\"mute\":\"\(expected)\""), "\(i): restarted with \(json), disk \(current)")
             } else if i % 10 == 0 {

@@ -70,7 +70,7 @@ final class ScheduleDecisionTests: XCTestCase {
 
     /// The daemon's decisions: armed as `ClockDaemon` arms (`boundaryToArm`), woken 1 s before each
     /// boundary, decided with `decide`, and recorded as spoken or skipped.
-    func daemonRows(config: Config, zone: TimeZone, from start: Double, count: Int, pack: SoundPack) throws -> [Row] {
+    func daemonRows(config: Config, zone: Zone, from start: Double, count: Int, pack: SoundPack) throws -> [Row] {
         var scheduler = AnnouncementScheduler(config: config, state: PersistentState())
         var rows: [Row] = []
         var handled: Int?
@@ -132,7 +132,7 @@ final class ScheduleDecisionTests: XCTestCase {
                 "chime = \"none\"\nvoice-at = [0, 15, 30]", 2 * 96
             ),
         ]
-        let zone = TimeZone(identifier: "Europe/Berlin")!
+        let zone = Zone(identifier: "Europe/Berlin")!
         // Thursday night, so the first boundary is Friday 00:00; Sunday 29 March springs forward at 02:00.
         let from = "2026-03-26T23:50:00+01:00"
         var seen: Set<String> = []
@@ -140,7 +140,7 @@ final class ScheduleDecisionTests: XCTestCase {
             let text = "zone = \"Europe/Berlin\"\npack = \"\(packPath)\"\n\(scenario.settings)\n\n\(Self.quiet)\n"
             let file = dir.appendingPathComponent("config-\(i).toml")
             try text.write(to: file, atomically: true, encoding: .utf8)
-            let config = try Config.parse(text, source: file.path)
+            let config = try Config.parse(text, source: file.path, zones: TestZones.lookup)
             let daemon = try daemonRows(
                 config: config, zone: zone, from: try InstantParser.parse(from, in: zone), count: scenario.count,
                 pack: pack)

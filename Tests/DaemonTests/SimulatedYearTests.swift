@@ -125,6 +125,16 @@ final class YearSimulation {
     private var heapSamples: [Int] = []
     nonisolated(unsafe) private static var zoneCache: [String: TimeZone] = [:]
 
+    nonisolated(unsafe) private static var rulesCache: [String: Zone] = [:]
+
+    /// The zone the code under test is given (the tz database's rules, read once).
+    static func rules(_ id: String) -> Zone {
+        if let z = rulesCache[id] { return z }
+        let z = Zone(identifier: id)!
+        rulesCache[id] = z
+        return z
+    }
+
     static func zone(_ id: String) -> TimeZone {
         if let z = zoneCache[id] { return z }
         let z = TimeZone(identifier: id)!
@@ -848,7 +858,7 @@ final class SimulatedDaemon {
     }
 
     var now: Double { world.wall }
-    func zone() -> TimeZone { YearSimulation.zone(world.zoneID) }
+    func zone() -> Zone { YearSimulation.rules(world.zoneID) }
 
     /// `run()`: load the state, arm the next boundary.
     func run() {

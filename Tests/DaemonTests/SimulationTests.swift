@@ -19,7 +19,7 @@ final class SimulationTests: XCTestCase {
     /// boundary (or late, after a suspend), decide, play through a recording sink, record.
     final class Harness {
         var scheduler: AnnouncementScheduler
-        let zone: TimeZone
+        let zone: Zone
         let clock: ManualClock
         var spoken: [Spoken] = []
         var skipped: [(Int, SkipReason)] = []
@@ -27,7 +27,7 @@ final class SimulationTests: XCTestCase {
 
         init(config: Config = Config(), state: PersistentState = PersistentState(), zone: String, start: Double) {
             scheduler = AnnouncementScheduler(config: config, state: state)
-            self.zone = TimeZone(identifier: zone)!
+            self.zone = Zone(identifier: zone)!
             clock = ManualClock(start)
         }
 
@@ -74,7 +74,7 @@ final class SimulationTests: XCTestCase {
     }
 
     func testASimulatedDayIs96AnnouncementsNoneMissedNoneDoubled() {
-        let h = Harness(zone: "Europe/Berlin", start: try! InstantParser.parse("2026-07-01T00:00:30", in: TimeZone(identifier: "Europe/Berlin")!))
+        let h = Harness(zone: "Europe/Berlin", start: try! InstantParser.parse("2026-07-01T00:00:30", in: Zone(identifier: "Europe/Berlin")!))
         for _ in 0..<96 { h.step() }
         XCTAssertEqual(h.spoken.count, 96)
         XCTAssertEqual(Set(h.spoken.map(\.boundary)).count, 96, "none doubled")
@@ -85,7 +85,7 @@ final class SimulationTests: XCTestCase {
     }
 
     func testBothDSTNightsInNewYork() {
-        let ny = TimeZone(identifier: "America/New_York")!
+        let ny = Zone(identifier: "America/New_York")!
         let spring = Harness(zone: "America/New_York", start: try! InstantParser.parse("2026-03-08T01:20", in: ny))
         for _ in 0..<3 { spring.step() }
         XCTAssertEqual(spring.spoken.map(\.text), ["one thirty AM", "one forty-five AM", "three AM"])
@@ -135,7 +135,7 @@ final class SimulationTests: XCTestCase {
             QuietWindow(days: .daily, from: 7 * 60, to: 8 * 60, mode: .chimeOnly),
             QuietWindow(days: .daily, from: 12 * 60, to: 13 * 60, mode: .lowerVolume(percent: 30)),
         ]
-        let h = Harness(config: config, zone: "UTC", start: try InstantParser.parse("2026-07-01T21:50:00Z", in: TimeZone(identifier: "UTC")!))
+        let h = Harness(config: config, zone: "UTC", start: try InstantParser.parse("2026-07-01T21:50:00Z", in: Zone(identifier: "UTC")!))
         h.step()  // 22:00 silent
         XCTAssertEqual(h.skipped.last?.1, .quiet)
         _ = h.clock.advance(to: try InstantParser.parse("2026-07-02T06:59:00Z", in: h.zone))

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import TalkingClockCore
+import TestSupport
 
 /// Boundaries around real 2026/2027 transitions. Expected values were produced independently with
 /// Python's `zoneinfo` (a second-by-second scan for local hh:mm with minute % 15 == 0, second 0).
@@ -66,7 +67,7 @@ final class BoundaryTests: XCTestCase {
             why: "2027 fall back"),
     ]
 
-    func zone(_ name: String) throws -> TimeZone { try XCTUnwrap(TimeZone(identifier: name), name) }
+    func zone(_ name: String) throws -> Zone { try XCTUnwrap(Zone(identifier: name), name) }
 
     func testTransitionTables() throws {
         for row in rows {

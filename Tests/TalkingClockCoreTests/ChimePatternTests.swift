@@ -1,5 +1,6 @@
 import Foundation
 import TalkingClockCore
+import TestSupport
 import XCTest
 
 final class ChimePatternTests: XCTestCase {
@@ -133,7 +134,7 @@ final class ChimePatternTests: XCTestCase {
         config.voiceAt = [0]
         config.quiet = [QuietWindow(days: .daily, from: 0, to: 24 * 60, mode: .chimeOnly)]
         let scheduler = AnnouncementScheduler(config: config, state: PersistentState())
-        let utc = TimeZone(identifier: "UTC")!
+        let utc = Zone(identifier: "UTC")!
         // 2026-11-22 10:15 UTC: Westminster rings at :15, so chime-only hours still chime.
         let quarterPast = 1_795_342_500
         XCTAssertEqual(CivilTime.local(quarterPast, in: utc).minute, 15)

@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import TalkingClockCore
+import TestSupport
 
 /// A config file holding garbage or cut short is a clear error with a line, never a crash, and
 /// never silently something else.
@@ -21,7 +22,7 @@ final class ConfigRobustnessTests: XCTestCase {
     /// the prefix. A prefix that parses must agree with the full file on every key it contains.
     func testEveryTruncationOfTheExampleIsAnErrorWithALineOrAValidPrefix() throws {
         let full = Array(Config.exampleWithQuietWindows.utf8)
-        let complete = try Config.parse(Config.exampleWithQuietWindows, source: "config.toml")
+        let complete = try Config.parse(Config.exampleWithQuietWindows, source: "config.toml", zones: TestZones.lookup)
         XCTAssertEqual(complete.quiet.count, 2)
         var parsed = 0
         var refused = 0
@@ -29,7 +30,7 @@ final class ConfigRobustnessTests: XCTestCase {
             let prefix = String(decoding: full[0..<length], as: UTF8.self)
             let lineCount = prefix.split(separator: "\n", omittingEmptySubsequences: false).count
             do {
-                let config = try Config.parse(prefix, source: "config.toml")
+                let config = try Config.parse(prefix, source: "config.toml", zones: TestZones.lookup)
                 parsed += 1
                 // A parsed prefix holds a subset of the settings; the ones it has are the file's.
                 if prefix.contains("\nvolume = 100\n") { XCTAssertEqual(config.volume, complete.volume) }
@@ -58,7 +59,7 @@ final class ConfigRobustnessTests: XCTestCase {
             "days = [\"sat\", \"su",
         ]
         for text in cases {
-            XCTAssertThrowsError(try Config.parse(text, source: "c.toml"), text.debugDescription) { error in
+            XCTAssertThrowsError(try Config.parse(text, source: "c.toml", zones: TestZones.lookup), text.debugDescription) { error in
                 XCTAssertTrue("\(error)".hasPrefix("c.toml: line "), "\(error)")
             }
         }
@@ -99,7 +100,7 @@ final class ConfigRobustnessTests: XCTestCase {
                 text = String(decoding: bytes, as: UTF8.self)
             }
             do {
-                _ = try Config.parse(text, source: "fuzz.toml")
+                _ = try Config.parse(text, source: "fuzz.toml", zones: TestZones.lookup)
             } catch {
                 refused += 1
                 guard error.line != nil || error.key != nil else {

@@ -2,13 +2,14 @@ import Foundation
 import XCTest
 
 @testable import TalkingClockCore
+import TestSupport
 
 final class ConfigTests: XCTestCase {
     private let source = "config.toml"
 
     private func parse(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> Config? {
         do {
-            return try Config.parse(text, source: source)
+            return try Config.parse(text, source: source, zones: TestZones.lookup)
         } catch {
             XCTFail("unexpected error: \(error)\n--- input ---\n\(text)", file: file, line: line)
             return nil
@@ -17,7 +18,7 @@ final class ConfigTests: XCTestCase {
 
     private func error(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> ConfigError? {
         do {
-            let config = try Config.parse(text, source: source)
+            let config = try Config.parse(text, source: source, zones: TestZones.lookup)
             XCTFail("expected an error, got \(config)\n--- input ---\n\(text)", file: file, line: line)
             return nil
         } catch {
@@ -76,7 +77,7 @@ final class ConfigTests: XCTestCase {
             to = "17:00"
             """
         var expected = Config()
-        expected.zone = TimeZone(identifier: "America/St_Johns")
+        expected.zone = Zone(identifier: "America/St_Johns")
         expected.device = "hw:1,0"
         expected.pack = "/opt/packs/westminster"
         expected.packOrigin = "config.toml: line 3"  // named when the pack is not found
@@ -110,13 +111,13 @@ final class ConfigTests: XCTestCase {
     }
 
     func testExampleParsesAndDocumentsEveryKey() throws {
-        let config = try Config.parse(Config.exampleTOML, source: "example")
+        let config = try Config.parse(Config.exampleTOML, source: "example", zones: TestZones.lookup)
         var expected = Config()
         XCTAssertTrue(config.packOrigin?.hasPrefix("example: line ") ?? false, "\(String(describing: config.packOrigin))")
         expected.packOrigin = config.packOrigin
         XCTAssertEqual(config, expected, "the example shows exactly the defaults: its quiet windows are commented out")
         // Uncommented, its two example windows work.
-        let withQuiet = try Config.parse(Config.exampleWithQuietWindows, source: "example")
+        let withQuiet = try Config.parse(Config.exampleWithQuietWindows, source: "example", zones: TestZones.lookup)
         XCTAssertEqual(
             withQuiet.quiet,
             [
@@ -131,7 +132,7 @@ final class ConfigTests: XCTestCase {
         }
         // The commented-out zone works when uncommented.
         let withZone = Config.exampleTOML.replacingOccurrences(of: "# zone = ", with: "zone = ")
-        XCTAssertEqual(try Config.parse(withZone, source: "example").zone, TimeZone(identifier: "Europe/London"))
+        XCTAssertEqual(try Config.parse(withZone, source: "example", zones: TestZones.lookup).zone, Zone(identifier: "Europe/London"))
     }
 
     // MARK: Errors name the file, the line, the key and the fix
@@ -423,7 +424,7 @@ final class ConfigTests: XCTestCase {
         config.device = "hw:0"
         config.pack = "file-pack"
         config.volume = 40
-        let zone = TimeZone(identifier: "Asia/Kathmandu")!
+        let zone = Zone(identifier: "Asia/Kathmandu")!
         let merged = config.merged(with: ConfigOverrides(zone: zone, device: "plughw:1", pack: nil))
         XCTAssertEqual(merged.zone, zone)
         XCTAssertEqual(merged.device, "plughw:1")
@@ -434,8 +435,8 @@ final class ConfigTests: XCTestCase {
 
     func testTimeZoneForCommandLine() throws {
         XCTAssertEqual(
-            try Config.timeZone(named: "Australia/Lord_Howe", source: "--tz").identifier, "Australia/Lord_Howe")
-        XCTAssertThrowsError(try Config.timeZone(named: "america/new_york", source: "--tz")) { error in
+            try Config.timeZone(named: "Australia/Lord_Howe", source: "--tz", zones: TestZones.lookup).identifier, "Australia/Lord_Howe")
+        XCTAssertThrowsError(try Config.timeZone(named: "america/new_york", source: "--tz", zones: TestZones.lookup)) { error in
             XCTAssertEqual(
                 "\(error)",
                 "--tz: 'zone' must be an IANA time zone name such as \"Europe/London\" or \"America/New_York\", not "

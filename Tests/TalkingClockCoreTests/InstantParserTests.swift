@@ -2,9 +2,10 @@ import Foundation
 import XCTest
 
 @testable import TalkingClockCore
+import TestSupport
 
 final class InstantParserTests: XCTestCase {
-    let ny = TimeZone(identifier: "America/New_York")!
+    let ny = Zone(identifier: "America/New_York")!
 
     func testForms() throws {
         XCTAssertEqual(try InstantParser.parse("2026-11-01T06:15:00Z", in: ny), 1_793_513_700)

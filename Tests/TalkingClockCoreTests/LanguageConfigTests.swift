@@ -1,10 +1,11 @@
 import XCTest
 
 @testable import TalkingClockCore
+import TestSupport
 
 /// The language in the config and the core's phrases: a grammar per language, checked choices.
 final class LanguageConfigTests: XCTestCase {
-    func parse(_ text: String) throws -> Config { try Config.parse(text, source: "config.toml") }
+    func parse(_ text: String) throws -> Config { try Config.parse(text, source: "config.toml", zones: TestZones.lookup) }
 
     func error(_ text: String) -> String? {
         do { _ = try parse(text) } catch { return "\(error)" }

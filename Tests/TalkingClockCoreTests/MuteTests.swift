@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import TalkingClockCore
+import TestSupport
 
 final class MuteTests: XCTestCase {
     private func utc(_ y: Int, _ mo: Int, _ d: Int, _ h: Int, _ mi: Int, _ s: Int = 0) -> Int {
@@ -95,11 +96,11 @@ final class MuteTests: XCTestCase {
     }
 
     func testNextInstantOfLocalTime() {
-        let utcZone = TimeZone(identifier: "UTC")!
-        let newYork = TimeZone(identifier: "America/New_York")!
-        let kathmandu = TimeZone(identifier: "Asia/Kathmandu")!
-        let lordHowe = TimeZone(identifier: "Australia/Lord_Howe")!
-        let cases: [(why: String, zone: TimeZone, now: Int, hour: Int, minute: Int, expected: Int)] = [
+        let utcZone = Zone(identifier: "UTC")!
+        let newYork = Zone(identifier: "America/New_York")!
+        let kathmandu = Zone(identifier: "Asia/Kathmandu")!
+        let lordHowe = Zone(identifier: "Australia/Lord_Howe")!
+        let cases: [(why: String, zone: Zone, now: Int, hour: Int, minute: Int, expected: Int)] = [
             ("later today", utcZone, utc(2026, 1, 10, 6, 0), 7, 0, utc(2026, 1, 10, 7, 0)),
             (
                 "exactly now means tomorrow (strictly after)", utcZone, utc(2026, 1, 10, 7, 0), 7, 0,
@@ -147,7 +148,7 @@ final class MuteTests: XCTestCase {
     func testNextInstantIsAlwaysTheFirstMatchingReading() {
         // Brute force as an oracle: step minute by minute and find the first local reading of HH:MM
         // (or, across a gap, the first reading past it).
-        let zone = TimeZone(identifier: "America/New_York")!
+        let zone = Zone(identifier: "America/New_York")!
         var now = utc(2026, 3, 7, 12, 7, 13)
         for _ in 0..<40 {
             for (hour, minute) in [(2, 30), (1, 30), (0, 0), (23, 45)] {
@@ -170,7 +171,7 @@ final class MuteTests: XCTestCase {
     }
 
     func testInstantUntilText() throws {
-        let zone = TimeZone(identifier: "UTC")!
+        let zone = Zone(identifier: "UTC")!
         XCTAssertEqual(
             try Mute.instant(until: " 07:30 ", after: utc(2026, 1, 10, 6, 0), in: zone), utc(2026, 1, 10, 7, 30))
         XCTAssertEqual(

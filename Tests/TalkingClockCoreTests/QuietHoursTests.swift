@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import TalkingClockCore
+import TestSupport
 
 final class QuietHoursTests: XCTestCase {
     /// Only the weekday and the time of day matter to quiet hours; the date is left arbitrary.
@@ -127,7 +128,7 @@ final class QuietHoursTests: XCTestCase {
 
     /// Real civil times from a zone, not hand-made ones: the window follows the local reading.
     func testWithRealZoneReadings() {
-        let zone = TimeZone(identifier: "Asia/Kathmandu")!  // UTC+05:45
+        let zone = Zone(identifier: "Asia/Kathmandu")!  // UTC+05:45
         let window = QuietWindow(days: .monday, from: 22 * 60, to: 7 * 60, mode: .silent)
         // 2026-01-05 is a Monday. 16:15Z is 22:00 in Kathmandu.
         let monday2200 = CivilTime.days(year: 2026, month: 1, day: 5) * 86_400 + 16 * 3600 + 15 * 60

@@ -1,11 +1,12 @@
 import XCTest
 
 @testable import TalkingClockCore
+import TestSupport
 
 /// `AnnouncementScheduler.boundaryToArm`: what the daemon waits for after a decision, a resume
 /// or a clock step.
 final class SchedulerTests: XCTestCase {
-    let utc = TimeZone(identifier: "UTC")!
+    let utc = Zone(identifier: "UTC")!
     let b = 1_800_000_000  // 2027-01-15T08:00:00Z, a boundary
 
     func scheduler(lastSpoken: Int? = nil) -> AnnouncementScheduler {

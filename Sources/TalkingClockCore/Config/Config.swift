@@ -12,7 +12,7 @@ public enum Driver: String, Sendable, Codable, CaseIterable {
 /// file (or none) is a valid configuration.
 public struct Config: Hashable, Sendable {
     /// The zone announcements follow; `nil` means the system zone, re-resolved by the daemon.
-    public var zone: TimeZone?
+    public var zone: Zone?
     /// ALSA device name.
     public var device: String = "default"
     /// A pack name under the packs directory, or a path to a pack.
@@ -103,7 +103,7 @@ public struct ConfigError: Error, Hashable, Sendable, CustomStringConvertible {
 
 /// Command-line values that take precedence over the file (`--tz`, `--device`, `--pack`).
 public struct ConfigOverrides: Hashable, Sendable {
-    public var zone: TimeZone?
+    public var zone: Zone?
     public var device: String?
     public var pack: String?
     public var chime: ChimeStyle?
@@ -112,7 +112,7 @@ public struct ConfigOverrides: Hashable, Sendable {
     public var language: String?
 
     public init(
-        zone: TimeZone? = nil, device: String? = nil, pack: String? = nil, chime: ChimeStyle? = nil,
+        zone: Zone? = nil, device: String? = nil, pack: String? = nil, chime: ChimeStyle? = nil,
         phrasing: Phrasing? = nil, language: String? = nil
     ) {
         self.zone = zone
@@ -149,23 +149,33 @@ extension Config {
         }
     }
 
-    /// Resolves an IANA zone name, suggesting the nearest known name on a typo. Also for `--tz`
-    /// (pass `source: "--tz"`).
-    public static func timeZone(named name: String, source: String, line: Int? = nil) throws(ConfigError) -> TimeZone {
-        if !name.isEmpty, let zone = TimeZone(identifier: name) { return zone }
+    /// Resolves a zone setting (a tz database name such as `Europe/London`, or anything `TZ`
+    /// takes: `:name`, a path, a POSIX TZ string) with `zones`, the edge's reader of `$TZDIR`,
+    /// suggesting the nearest known name on a typo.
+    public static func timeZone(named name: String, source: String, line: Int? = nil, zones: ZoneLookup) throws(ConfigError) -> Zone {
+        var reason: String?
+        if !name.isEmpty {
+            do { return try zones.zone(name, label: TOMLValue.quoted(name), fix: "") } catch { reason = error.description }
+        }
         var message =
             "'zone' must be an IANA time zone name such as \"Europe/London\" or \"America/New_York\", not "
             + TOMLValue.quoted(name)
-        if !name.isEmpty, let near = Suggestion.closest(to: name, in: TimeZone.knownTimeZoneIdentifiers) {
+        if !name.isEmpty, let near = Suggestion.closest(to: name, in: zones.knownNames()) {
             message += "; did you mean \"\(near)\"?"
         } else {
             message += "; `timedatectl list-timezones` lists them (leave 'zone' out to follow the system zone)."
+        }
+        if let reason, !reason.contains("there is no zone file") {
+            // A file that is there but unusable, or a malformed POSIX string: say what is wrong.
+            message += " (\(reason.trimmingCharacters(in: .whitespaces)))"
         }
         throw ConfigError(source: source, line: line, key: "zone", message: message)
     }
 
     /// Reads a configuration from TOML text. `source` names the file in messages.
-    public static func parse(_ text: String, source: String) throws(ConfigError) -> Config {
+    /// `zones` resolves `zone = "…"` (the core reads no files; the daemon passes its reader of
+    /// `$TZDIR`).
+    public static func parse(_ text: String, source: String, zones: ZoneLookup = .none) throws(ConfigError) -> Config {
         let document: TOMLTable
         do {
             document = try TOML.parse(text)
@@ -182,7 +192,7 @@ extension Config {
             switch entry.key {
             case "zone":
                 let name = try reader.string(entry, "an IANA time zone name such as \"Europe/London\"")
-                config.zone = try timeZone(named: name, source: source, line: entry.position.line)
+                config.zone = try timeZone(named: name, source: source, line: entry.position.line, zones: zones)
             case "device":
                 config.device = try reader.nonEmptyString(
                     entry, "an ALSA device name such as \"default\" or \"hw:0,0\"", fallback: "\"default\"")
