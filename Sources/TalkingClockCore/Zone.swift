@@ -80,7 +80,11 @@ public struct ZoneLookup: Sendable {
         if text.hasPrefix("/") {
             path = text
         } else {
-            do { path = try ZoneDirectory.path(ofZone: text, tzdir: tzdir) } catch { fileProblem = error.description }
+            do { path = try ZoneDirectory.path(ofZone: text, tzdir: tzdir) } catch {
+                var why = error.description
+                if why.hasSuffix(".") { why.removeLast() }
+                fileProblem = "it names no file inside the zone directory (\(why))"
+            }
         }
         if let path {
             switch read(path) {

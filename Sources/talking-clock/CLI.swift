@@ -76,7 +76,7 @@ extension TalkingClock {
 
 /// Options shared by every command that speaks or plans.
 struct ClockOptions: ParsableArguments {
-    @Option(name: .customLong("tz"), help: "IANA time zone (default: the system zone).")
+    @Option(name: .customLong("tz"), help: "Time zone, as TZ takes it: a name (Europe/London), :name, a zone file path, or a POSIX TZ string (UTC+5 is 5 h WEST; CET-1CEST,M3.5.0,M10.5.0/3) (default: TZ, else /etc/localtime).")
     var zone: String?
 
     @Option(help: "Sound pack: a name (e.g. 'default') or a directory containing pack.json.")

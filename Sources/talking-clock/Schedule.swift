@@ -26,7 +26,7 @@ struct Schedule: ParsableCommand {
     @Option(parsing: .unconditional, help: "How many announcements to list.")
     var count: Int = 8
 
-    @Option(name: .customLong("tz"), help: "IANA time zone (default: the system zone).")
+    @Option(name: .customLong("tz"), help: "Time zone, as TZ takes it: a name (Europe/London), :name, a zone file path, or a POSIX TZ string (UTC+5 is 5 h WEST; CET-1CEST,M3.5.0,M10.5.0/3) (default: TZ, else /etc/localtime).")
     var zone: String?
 
     @Option(help: "Sound pack: a name or a directory containing pack.json.")

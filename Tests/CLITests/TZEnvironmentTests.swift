@@ -5,7 +5,8 @@ import XCTest
 
 /// Whatever `TZ` holds, the clock says what `date` with the same `TZ` says, or refuses with a
 /// sentence naming the value and the fix. The oracle is the system's own `date` (glibc): `TZ=EST5`
-/// and `TZ='EST5EDT,M3.2.0,M11.1.0'` were read as UTC and `TZ=UTC+5` with the sign reversed.
+/// and `TZ='EST5EDT,M3.2.0,M11.1.0'` were read as UTC and `TZ=UTC+5` with the sign reversed. The
+/// rules come from the tz database's files and POSIX strings (`TimeZoneRules`), not from ICU.
 final class TZEnvironmentTests: XCTestCase {
     var pack: URL!
 
@@ -19,86 +20,153 @@ final class TZEnvironmentTests: XCTestCase {
 
     override func tearDown() { try? FileManager.default.removeItem(at: pack) }
 
-    /// `TZ=value date -d @instant +%Y-%m-%dT%H:%M:%S%:z`: the local reading glibc gives.
-    func date(tz: String, at instant: Int) throws -> String {
+    /// `TZ=value date -f - +%Y-%m-%dT%H:%M:%S%:z` for each instant: the local readings glibc gives.
+    func date(tz: String, at instants: [Int]) throws -> [String] {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/date")
-        p.arguments = ["-d", "@\(instant)", "+%Y-%m-%dT%H:%M:%S%:z"]
+        p.arguments = ["-f", "-", "+%Y-%m-%dT%H:%M:%S%:z"]
         var env = ProcessInfo.processInfo.environment
         env["TZ"] = tz
         env.removeValue(forKey: "TZDIR")
         p.environment = env
         let out = Pipe()
+        let input = Pipe()
         p.standardOutput = out
+        p.standardInput = input
         try p.run()
+        input.fileHandleForWriting.write(Data(instants.map { "@\($0)\n" }.joined().utf8))
+        try input.fileHandleForWriting.close()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
-    func schedule(tz: String, from: String, extra: [String] = []) throws -> BinaryRunner.Outcome {
-        try BinaryRunner.run(
-            ["schedule", "--from", from, "--count", "1", "--json", "--pack", pack.path] + extra,
-            environment: ["TZ": tz, "TZDIR": ""])
+    func schedule(tz: String?, from: String, count: Int = 1, extra: [String] = []) throws -> BinaryRunner.Outcome {
+        var environment = ["TZDIR": ""]
+        if let tz { environment["TZ"] = tz }
+        return try BinaryRunner.run(
+            ["schedule", "--from", from, "--count", "\(count)", "--json", "--pack", pack.path] + extra,
+            environment: environment)
     }
 
-    func testTheClockReadsTZAsDateDoes() throws {
-        let values: [(why: String, tz: String)] = [
-            ("POSIX, no daylight time: 5 hours west", "EST5"),
-            ("POSIX: a + is west, not east (was read as UTC+05:00)", "UTC+5"),
-            ("POSIX: a - is east", "UTC-3"),
-            ("the quoted form with minutes", "<+0530>-5:30"),
-            ("a quoted negative name", "<-03>3"),
-            ("POSIX with US rules: the tz database's EST5EDT has the same", "EST5EDT,M3.2.0,M11.1.0"),
-            ("…with the default 02:00 written out", "EST5EDT,M3.2.0/2,M11.1.0/02:00:00"),
-            ("POSIX with EU rules: the tz database's CET has the same", "CET-1CEST,M3.5.0,M10.5.0/3"),
-            ("a zone file named like a POSIX string is a zone file", "EST5EDT"),
-            ("a zone with a fixed offset", "EST"),
-            ("a name", "Europe/Berlin"),
-            ("a name after ':'", ":America/New_York"),
-            ("an absolute path under the zoneinfo directory, 45 minutes", "/usr/share/zoneinfo/Asia/Kathmandu"),
-            ("posix/ holds the same zones", "posix/Australia/Lord_Howe"),
-            ("empty is UTC to glibc", ""),
-            ("a bare ':' too", ":"),
-        ]
-        // Two instants, winter and summer in the north, 7 minutes past a quarter.
-        for instant in [1_768_478_820, 1_784_117_220] {  // 2026-01-15T12:07:00Z, 2026-07-15T12:07:00Z
-            let from = CivilTime.utcString(instant)
-            for v in values {
-                let r = try schedule(tz: v.tz, from: from)
-                XCTAssertEqual(r.status, 0, "\(v.why): TZ='\(v.tz)': \(r.stderr)")
-                guard let object = try? JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any],
-                    let at = object["at"] as? String, let utc = object["utc"] as? String,
-                    let boundary = ISO8601DateFormatter().date(from: utc).map({ Int($0.timeIntervalSince1970) })
-                else {
-                    XCTFail("\(v.why): TZ='\(v.tz)': \(r.stdout)")
-                    continue
+    /// The boundaries `schedule --json` lists: the local reading it will speak, and the instant.
+    func boundaries(_ r: BinaryRunner.Outcome, _ context: String) -> [(at: String, instant: Int)] {
+        var rows: [(at: String, instant: Int)] = []
+        for line in r.stdout.split(separator: "\n") {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let at = object["at"] as? String, let utc = object["utc"] as? String,
+                let instant = ISO8601DateFormatter().date(from: utc).map({ Int($0.timeIntervalSince1970) })
+            else {
+                XCTFail("\(context): \(line)")
+                continue
+            }
+            rows.append((at, instant))
+        }
+        return rows
+    }
+
+    /// Every value, at instants across daylight-saving changes in both hemispheres and after the
+    /// last transition a zone file lists (2090, where the file's footer rule takes over).
+    static let values: [(why: String, tz: String)] = [
+        ("POSIX, no daylight time: 5 hours west", "EST5"),
+        ("POSIX: a + is west, not east (was read as UTC+05:00)", "UTC+5"),
+        ("POSIX: a - is east", "UTC-3"),
+        ("the quoted form with minutes", "<+0530>-5:30"),
+        ("the quoted form, half an hour east", "<+0330>-3:30"),
+        ("a quoted negative name", "<-03>3"),
+        ("POSIX with US rules", "EST5EDT,M3.2.0,M11.1.0"),
+        ("…with the default 02:00 written out", "EST5EDT,M3.2.0/2,M11.1.0/02:00:00"),
+        ("POSIX with rules no zone file has", "XXX5YYY,M3.2.0,M11.1.0"),
+        ("POSIX with EU rules", "CET-1CEST,M3.5.0,M10.5.0/3"),
+        ("POSIX, southern hemisphere: daylight time across the new year", "AEST-10AEDT,M10.1.0,M4.1.0/3"),
+        ("POSIX, half-hour offset and half-hour daylight shift (Lord Howe)", "<+1030>-10:30<+11>-11,M10.1.0,M4.1.0"),
+        ("POSIX, a half-hour offset west with daylight time", "NST3:30NDT,M3.2.0,M11.1.0"),
+        ("POSIX, Julian days (Feb 29 never counted)", "XXX3YYY,J60/2,J300/2"),
+        ("POSIX, zero-based days (Feb 29 counted)", "XXX3YYY,59,299"),
+        ("POSIX, daylight time without rules: the US rules, as posixrules gives", "XXX5YYY"),
+        ("a zone file named like a POSIX string is a zone file", "EST5EDT"),
+        ("a zone with a fixed offset", "EST"),
+        ("a name", "Europe/Berlin"),
+        ("a name, southern hemisphere", "Australia/Sydney"),
+        ("a name, 12:45 ahead with daylight time", "Pacific/Chatham"),
+        ("a name, 3:30 behind with daylight time", "America/St_Johns"),
+        ("a name after ':'", ":America/New_York"),
+        ("an absolute path under the zoneinfo directory, 45 minutes", "/usr/share/zoneinfo/Asia/Kathmandu"),
+        ("an absolute path after ':'", ":/usr/share/zoneinfo/Europe/London"),
+        ("posix/ holds the same zones", "posix/Australia/Lord_Howe"),
+        ("empty is UTC to glibc", ""),
+        ("a bare ':' too", ":"),
+    ]
+
+    /// From each instant, the next 8 quarters (two hours): across the US spring change, the EU
+    /// autumn change (the repeated hour), both Australian changes, and in 2090.
+    static let instants = [
+        "2026-01-15T12:07:00Z", "2026-07-15T12:07:00Z", "2026-03-08T06:20:00Z", "2026-10-25T00:20:00Z",
+        "2026-04-04T15:20:00Z", "2026-10-03T15:20:00Z", "2090-03-12T06:20:00Z", "2090-10-29T00:20:00Z",
+    ]
+
+    func testTheClockSpeaksWhatDateSaysForEveryTZValue() throws {
+        var compared = 0
+        for v in Self.values {
+            for from in Self.instants {
+                let context = "\(v.why): TZ='\(v.tz)' from \(from)"
+                let r = try schedule(tz: v.tz, from: from, count: 8)
+                XCTAssertEqual(r.status, 0, "\(context): \(r.stderr)")
+                let rows = boundaries(r, context)
+                XCTAssertEqual(rows.count, 8, context)
+                let expected = try date(tz: v.tz, at: rows.map(\.instant))
+                XCTAssertEqual(rows.map(\.at), expected, context)
+                compared += rows.count
+                if let first = rows.first, let start = ISO8601DateFormatter().date(from: from) {
+                    let gap = first.instant - Int(start.timeIntervalSince1970)
+                    XCTAssertTrue(gap > 0 && gap <= 900, "\(context): the next quarter, not \(first.at)")
                 }
-                XCTAssertEqual(at, try date(tz: v.tz, at: boundary), "\(v.why): TZ='\(v.tz)' at \(utc)")
-                XCTAssertTrue(boundary > instant && boundary - instant <= 900, "\(v.why): the next quarter, not \(utc)")
             }
         }
+        XCTAssertEqual(compared, Self.values.count * Self.instants.count * 8)
+    }
+
+    /// `--tz` takes what `TZ` takes, read the same way: `--tz UTC+5` is five hours WEST.
+    func testTheTzOptionReadsValuesAsTZDoes() throws {
+        for tz in ["UTC+5", "CET-1CEST,M3.5.0,M10.5.0/3", ":Europe/Berlin", "/usr/share/zoneinfo/Asia/Kathmandu"] {
+            let viaOption = try schedule(tz: "UTC", from: "2026-03-29T00:20:00Z", count: 8, extra: ["--tz", tz])
+            let viaTZ = try schedule(tz: tz, from: "2026-03-29T00:20:00Z", count: 8)
+            XCTAssertEqual(viaOption.status, 0, viaOption.stderr)
+            XCTAssertEqual(viaOption.stdout, viaTZ.stdout, "--tz '\(tz)' and TZ='\(tz)'")
+        }
+        let west = try schedule(tz: nil, from: "2026-07-15T12:07:00Z", extra: ["--tz", "UTC+5"])
+        XCTAssertTrue(west.stdout.hasPrefix("{\"at\":\"2026-07-15T07:15:00-05:00\""), west.stdout)
     }
 
     func testWhatCannotBeReadIsRefusedWithTheValueAndTheFix() throws {
-        let cases: [(why: String, tz: String, says: String)] = [
+        let fix = "Set TZ (or `zone` in the config, or --tz) to a zone name such as Europe/London"
+        let cases: [(why: String, tz: String, says: [String])] = [
             (
-                "daylight-saving rules no tz database zone of that name has", "XXX5YYY,M3.2.0,M11.1.0",
-                "TZ='XXX5YYY,M3.2.0,M11.1.0' is a POSIX rule string with daylight-saving rules, which talking-clock does not read yet; set TZ (or `zone` in the config) to a zone name such as America/New_York."
+                "an unknown name: glibc would use UTC without a word", "Mars/Olympus",
+                [
+                    "TZ='Mars/Olympus' is not a time zone: there is no zone file /usr/share/zoneinfo/Mars/Olympus, and it is not a POSIX TZ string",
+                    "talking-clock refuses", fix,
+                ]
             ),
+            ("not POSIX either", "garbage,,", ["TZ='garbage,,' is not a time zone", "no offset after 'garbage'", fix]),
+            ("a rule cut short", "EST5EDT,M3.2.0", ["TZ='EST5EDT,M3.2.0' is not a time zone", "expected ','", fix]),
+            ("beyond the 24 hours POSIX allows", "UTC+25", ["TZ='UTC+25' is not a time zone", "25 hours is out of range"]),
             (
-                "an unknown name: glibc would use UTC without a word", "Nowhere/Bogus",
-                "TZ='Nowhere/Bogus' is not a time zone: there is no zone file /usr/share/zoneinfo/Nowhere/Bogus"
+                "leap-second zone files keep a different clock", "right/UTC",
+                ["TZ='right/UTC' names the zone file /usr/share/zoneinfo/right/UTC", "leap second", fix]
             ),
-            ("beyond any zone's offset", "UTC+24", "TZ='UTC+24' is an offset of 24 hours"),
-            ("leap-second zone files keep a different clock", "right/UTC", "TZ='right/UTC' names the zone file"),
+            ("a name may not leave the zone directory", "../../etc/passwd", ["TZ='../../etc/passwd' is not a time zone", "leave the zone directory"]),
+            ("a file that is no zone file", "/etc/passwd", ["TZ='/etc/passwd' is not a time zone: /etc/passwd is not a zone file"]),
         ]
         for c in cases {
             let r = try schedule(tz: c.tz, from: "2026-07-15T12:07:00Z")
             XCTAssertEqual(r.status, ExitStatus.badInput.rawValue, "\(c.why): \(r.stdout)")
             XCTAssertEqual(r.stdout, "", c.why)
-            XCTAssertTrue(r.stderr.contains(c.says), "\(c.why): \(r.stderr)")
+            for part in c.says { XCTAssertTrue(r.stderr.contains(part), "\(c.why): wants \(part): \(r.stderr)") }
         }
+        let option = try schedule(tz: "UTC", from: "2026-07-15T12:07:00Z", extra: ["--tz", "Mars/Olympus"])
+        XCTAssertEqual(option.status, ExitStatus.badInput.rawValue, option.stdout)
+        XCTAssertTrue(option.stderr.contains("--tz 'Mars/Olympus' is not a time zone"), option.stderr)
         // A zone on the command line or in the config makes TZ irrelevant.
         let explicit = try schedule(tz: "Nowhere/Bogus", from: "2026-07-15T12:07:00Z", extra: ["--tz", "Asia/Tokyo"])
         XCTAssertEqual(explicit.status, 0, explicit.stderr)
