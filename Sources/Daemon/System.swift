@@ -70,8 +70,8 @@ public enum ZoneResolver {
             if let target = symlinkTarget(localtime), let zone = ZoneLookup.zoneName(fromPath: target) {
                 name = zone
             } else if case .bytes(let text) = readZoneFile("/etc/timezone") {
-                let trimmed = String(decoding: text, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-                if !trimmed.isEmpty { name = trimmed }
+                let trimmed = text.split(whereSeparator: { $0 == 0x20 || $0 == 0x0A || $0 == 0x09 || $0 == 0x0D }).first
+                if let trimmed { name = String(decoding: trimmed, as: UTF8.self) }
             }
             return Zone(identifier: name, rules: rules, file: localtime)
         }
