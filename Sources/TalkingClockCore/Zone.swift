@@ -57,7 +57,7 @@ public enum ZoneFileLookup: Sendable {
 ///   the US rules (second Sunday of March to first Sunday of November, 02:00);
 /// - anything else is refused (glibc would silently use UTC).
 public struct ZoneLookup: Sendable {
-    /// `$TZDIR`; empty for the default.
+    /// `$TZDIR`, or `ZoneDirectory.defaultPath` when it is unset or empty.
     public var tzdir: String
     private let read: @Sendable (String) -> ZoneFileLookup
 

@@ -575,7 +575,8 @@ extension Config {
         # talking-clock configuration (~/.config/talking-clock/config.toml).
         # Every key is optional; unless noted, the values below are the defaults.
 
-        # IANA time zone to announce in. Leave it out to follow the system zone.
+        # Time zone to announce in: a tz database name, or anything TZ takes (UTC+5 is 5 hours
+        # west; CET-1CEST,M3.5.0,M10.5.0/3). Leave it out to follow the system zone.
         # zone = "Europe/London"
 
         # ALSA device to play on ("default", or a name from `aplay -L` such as "hw:0,0").
