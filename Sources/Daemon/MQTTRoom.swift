@@ -35,6 +35,25 @@ struct MQTTSettings {
             }
             room = short
         }
+        let password = try readPassword(config, configPath: configPath)
+        var options = MQTTOptions(
+            host: config.host, port: config.port, clientID: "talking-clock-\(room)", keepalive: config.keepalive,
+            username: config.username, password: password,
+            caFile: config.tls ? (config.caFile ?? "/etc/ssl/certs/ca-certificates.crt") : nil,
+            will: MQTTMessage(topic: "\(config.topic)/\(room)/availability", text: "offline", qos: 1, retained: true))
+        options.backoffMax = 60
+        var settings = MQTTSettings(options: options, room: room, topic: config.topic)
+        if config.discovery {
+            settings.discovery = MQTTMessage(
+                topic: HomeAssistantDiscovery.configTopic(prefix: config.discoveryPrefix, room: room),
+                text: HomeAssistantDiscovery.payload(config: config, room: room, version: version).json, qos: 1, retained: true)
+            settings.discoveryStatusTopic = HomeAssistantDiscovery.statusTopic(prefix: config.discoveryPrefix)
+        }
+        return settings
+    }
+
+    /// The password from `password-file` (nil without one), refusing a file that group or others can read.
+    static func readPassword(_ config: MQTTConfig, configPath: String?) throws(DaemonStartError) -> String? {
         var password: String?
         if let file = config.passwordFile {
             let origin = config.passwordFileOrigin ?? configPath ?? "config"
@@ -63,20 +82,7 @@ struct MQTTSettings {
             let text = String(decoding: data, as: UTF8.self)
             password = String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
         }
-        var options = MQTTOptions(
-            host: config.host, port: config.port, clientID: "talking-clock-\(room)", keepalive: config.keepalive,
-            username: config.username, password: password,
-            caFile: config.tls ? (config.caFile ?? "/etc/ssl/certs/ca-certificates.crt") : nil,
-            will: MQTTMessage(topic: "\(config.topic)/\(room)/availability", text: "offline", qos: 1, retained: true))
-        options.backoffMax = 60
-        var settings = MQTTSettings(options: options, room: room, topic: config.topic)
-        if config.discovery {
-            settings.discovery = MQTTMessage(
-                topic: HomeAssistantDiscovery.configTopic(prefix: config.discoveryPrefix, room: room),
-                text: HomeAssistantDiscovery.payload(config: config, room: room, version: version).json, qos: 1, retained: true)
-            settings.discoveryStatusTopic = HomeAssistantDiscovery.statusTopic(prefix: config.discoveryPrefix)
-        }
-        return settings
+        return password
     }
 }
 

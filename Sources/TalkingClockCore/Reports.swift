@@ -117,6 +117,33 @@ public struct StatusReport: Codable, Equatable, Sendable {
     }
 
     public var json: String { ReportJSON.encode(self) }
+
+    /// A state as MQTT retains it (`status json`); nil if it is not one.
+    public static func decode(_ json: String) -> StatusReport? {
+        try? JSONDecoder().decode(StatusReport.self, from: Data(json.utf8))
+    }
+}
+
+/// A room on the broker, as `talking-clock rooms --json` lists it: its retained availability and state.
+public struct RoomReport: Codable, Equatable, Sendable {
+    public var room: String
+    /// The retained `availability` says `online`.
+    public var online: Bool
+    /// The retained `state` (nil if none, or not a state object).
+    public var state: StatusReport?
+
+    public init(room: String, online: Bool, state: StatusReport?) {
+        self.room = room
+        self.online = online
+        self.state = state
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(room, forKey: .room)
+        try c.encode(online, forKey: .online)
+        try c.encode(state, forKey: .state)
+    }
 }
 
 /// One decision about an announcement (a boundary, or an on-demand `say`): published on
