@@ -171,13 +171,15 @@ public final class ClockDaemon {
                 throw DaemonStartError(status: .badInput, description: "Could not start the control socket: \(error.description)")
             }
         }
-        if let settings = mqttSettings {
-            mqtt = try MQTTRoom(
-                settings: settings, loop: loop, logger: logger, state: { [unowned self] in self.statusReport().json },
-                execute: { [unowned self] line, reply in
-                    if let now = self.handleControl(line, reply: reply) { reply(now) }
-                })
-        }
+        if let settings = mqttSettings { mqtt = try makeRoom(settings) }
+    }
+
+    private func makeRoom(_ settings: MQTTSettings) throws(DaemonStartError) -> MQTTRoom {
+        try MQTTRoom(
+            settings: settings, loop: loop, logger: logger, state: { [unowned self] in self.statusReport().json },
+            execute: { [unowned self] line, reply in
+                if let now = self.handleControl(line, reply: reply) { reply(now) }
+            })
     }
 
     static func loadConfig(_ options: DaemonOptions) throws(DaemonStartError) -> Config {
@@ -961,7 +963,33 @@ public final class ClockDaemon {
                 "reload refused, the previous configuration and pack stay: \(error.description)",
                 kind: Self.errorKind(for: error.status))
         case .success(let loaded):
+            // A changed [mqtt] table: the new room is made (password file read) before anything
+            // is swapped, so a bad one refuses the whole reload and the old connection stays.
+            var newRoom: MQTTRoom??
+            if loaded.config.mqtt != scheduler.config.mqtt && !options.oneShot {
+                do throws(DaemonStartError) {
+                    if let table = loaded.config.mqtt {
+                        let settings = try MQTTSettings.resolve(
+                            table, configPath: options.configPath ?? Self.defaultConfigPath(), version: options.version)
+                        newRoom = .some(try makeRoom(settings))
+                    } else {
+                        newRoom = .some(nil)
+                    }
+                } catch {
+                    logger.error("reload refused", metadata: ["reason": "\(error.description)"])
+                    return .error(
+                        "reload refused, the previous configuration and pack stay: \(error.description)",
+                        kind: Self.errorKind(for: error.status))
+                }
+            }
             scheduler.config = loaded.config
+            if let newRoom {
+                // Reconnect with the new settings: the old room says `offline` and disconnects.
+                mqtt?.stop()
+                mqtt = newRoom
+                mqtt?.start()
+                logger.info("mqtt settings changed", metadata: ["broker": "\(mqtt?.settings.options.brokerName ?? "none")"])
+            }
             pack = loaded.pack
             logger.info("reloaded", metadata: ["pack": "\(pack.name)", "device": "\(loaded.config.device)"])
             let problem = checkDevice()

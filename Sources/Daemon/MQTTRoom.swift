@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import Glibc
 import Logging
@@ -42,6 +43,8 @@ struct MQTTSettings {
             caFile: config.tls ? (config.caFile ?? "/etc/ssl/certs/ca-certificates.crt") : nil,
             will: MQTTMessage(topic: "\(config.topic)/\(room)/availability", text: "offline", qos: 1, retained: true))
         options.backoffMax = 60
+        // Many rooms losing one broker come back spread over the second half of each delay.
+        options.jitter = 0.5
         var settings = MQTTSettings(options: options, room: room, topic: config.topic)
         if config.discovery {
             settings.discovery = MQTTMessage(
@@ -101,6 +104,12 @@ final class MQTTRoom {
     private let execute: ([UInt8], @escaping (String) -> Void) -> Void
     private let currentState: () -> String
     private var publishedState: String?
+    private let loop: EventLoop
+    /// Waits the random delay between Home Assistant's birth message and our discovery answer.
+    private let discoveryTimer: TimerFD
+    /// Home Assistant asks every device at once when it starts: each room answers after a random
+    /// delay of up to this many seconds (its documented advice), not all in the same instant.
+    static let discoveryDelayMax = 5.0
 
     var base: String { "\(settings.topic)/\(settings.room)" }
 
@@ -115,18 +124,35 @@ final class MQTTRoom {
         do { client = try MQTTClient(settings.options) } catch {
             throw DaemonStartError(status: .badInput, description: error.description)
         }
-        do { source = try MQTTEventSource(client: client, loop: loop) } catch {
+        self.loop = loop
+        do {
+            source = try MQTTEventSource(client: client, loop: loop)
+            discoveryTimer = try TimerFD(realtime: false)
+        } catch {
             throw DaemonStartError(status: .internalError, description: error.description)
         }
         client.onState = { [unowned self] in self.stateChanged($0) }
         client.onConnect = { [unowned self] in self.connected() }
         client.onMessage = { [unowned self] in self.received($0) }
+        if settings.discovery != nil {
+            do {
+                try loop.watch(discoveryTimer.fd, events: UInt32(EPOLLIN.rawValue)) { [unowned self] _ in
+                    guard self.discoveryTimer.read() == .fired else { return }
+                    self.publishDiscovery(reason: "home assistant online")
+                }
+            } catch {
+                throw DaemonStartError(status: .internalError, description: error.description)
+            }
+        }
     }
+
+    deinit { loop.unwatch(discoveryTimer.fd) }
 
     func start() { client.start() }
 
     /// A clean stop: `offline` (retained) and DISCONNECT, so the broker does not need the will.
     func stop() {
+        discoveryTimer.disarm()
         if client.state == .connected { publish("availability", "offline", retained: true) }
         client.stop()
     }
@@ -182,7 +208,7 @@ final class MQTTRoom {
             // Once per failure: the backoff doubles up to a minute, so at most ~60 lines an hour.
             logger.warning(
                 "mqtt not connected",
-                metadata: ["error": "\(error.description)", "retry_s": "\(String(format: "%.0f", retry))"])
+                metadata: ["error": "\(error.description)", "retry_s": "\(FixedDecimal.text(retry, places: 1))"])
         }
     }
 
@@ -191,7 +217,11 @@ final class MQTTRoom {
             // Home Assistant's birth message: it has (re)started and wants the discovery again.
             // Its retained `online` replayed on our subscribe is answered too (harmless: the same
             // retained config).
-            if message.payload == Array("online".utf8) { publishDiscovery(reason: "home assistant online") }
+            if message.payload == Array("online".utf8), settings.discovery != nil {
+                let delay = Double.random(in: 0...Self.discoveryDelayMax)
+                logger.info("mqtt discovery due", metadata: ["reason": "home assistant online", "delay_s": "\(FixedDecimal.text(delay, places: 3))"])
+                discoveryTimer.arm(after: delay)
+            }
             return
         }
         guard message.topic == "\(base)/command" || message.topic == "\(settings.topic)/\(MQTTConfig.allRooms)/command"

@@ -187,3 +187,49 @@ public struct AnnouncementEvent: Codable, Equatable, Sendable {
 
     public var json: String { ReportJSON.encode(self) }
 }
+
+/// One boundary as `schedule --json` lists it: the decision, its words and clips. Encoded with
+/// `ReportJSON` (sorted keys); `reason` and `volume` are left out when they do not apply.
+public struct ScheduleEntryReport: Codable, Equatable, Sendable {
+    /// RFC 3339 local time of the boundary.
+    public var at: String
+    /// The same instant in UTC (`…Z`).
+    public var utc: String
+    /// "speak", "chime-only" or "skip".
+    public var decision: String
+    /// Why it is skipped, chime-only or lowered (a `SkipReason`, "quiet", "voice-off", "voice-at").
+    public var reason: String?
+    /// Percent; nil when skipped.
+    public var volume: Int?
+    public var language: String
+    public var text: String
+    public var clips: [String]
+    /// The chime style rung ("none" when no strike).
+    public var chime: String
+    public var strikes: Int
+    public var anchorOffsetMs: Int
+
+    enum CodingKeys: String, CodingKey {
+        case at, utc, decision, reason, volume, language, text, clips, chime, strikes
+        case anchorOffsetMs = "anchor_offset_ms"
+    }
+
+    public init(
+        at: String, utc: String, decision: String, reason: String?, volume: Int?, language: String, text: String,
+        clips: [String], chime: String, strikes: Int, anchorOffsetMs: Int
+    ) {
+        self.at = at
+        self.utc = utc
+        self.decision = decision
+        self.reason = reason
+        self.volume = volume
+        self.language = language
+        self.text = text
+        self.clips = clips
+        self.chime = chime
+        self.strikes = strikes
+        self.anchorOffsetMs = anchorOffsetMs
+    }
+
+    public var json: String { ReportJSON.encode(self) }
+}

@@ -294,4 +294,33 @@ final class RoomsTests: XCTestCase {
         XCTAssertEqual(cliWrong.status, 4, cliWrong.stderr)
         XCTAssertTrue(cliWrong.stderr.contains("ca-file"), cliWrong.stderr)
     }
+
+    /// `reload` applies a changed `[mqtt]` table: the room reconnects under its new name (the
+    /// old one goes offline); a table whose password file others can read refuses the reload and
+    /// the old connection stays.
+    func testReloadReconnectsWithNewMQTTSettings() throws {
+        try brokerUp()
+        let file = try config("kitchen")
+        let d = try start("kitchen", config: file)
+        let lines = try watch("tc/+/availability")
+        XCTAssertTrue(waitUntil(timeout: 15) { lines().contains("tc/kitchen/availability online") }, "\(lines())")
+        _ = try config("kitchen", mqtt: "broker = \"mqtt://127.0.0.1:\(port)\"\nroom = \"pantry\"\ntopic = \"tc\"\ndiscovery = false\n")
+        XCTAssertEqual(try d.request("reload", timeout: 20), "ok reloaded")
+        XCTAssertTrue(waitUntil(timeout: 15) { lines().contains("tc/pantry/availability online") }, "\(lines())")
+        XCTAssertTrue(lines().contains("tc/kitchen/availability offline"), "\(lines())")
+        let mute = try cli(["mute", "--everywhere", "--config", file.path])
+        XCTAssertEqual(mute.stdout, "pantry: ok muted\n", mute.stderr)
+
+        let password = dir.appendingPathComponent("open-password")
+        try "x\n".write(to: password, atomically: true, encoding: .utf8)
+        chmod(password.path, 0o644)
+        _ = try config(
+            "kitchen",
+            mqtt: "broker = \"mqtt://127.0.0.1:\(port)\"\nroom = \"cellar\"\ntopic = \"tc\"\nusername = \"u\"\npassword-file = \"open-password\"\n")
+        let refused = try d.request("reload", timeout: 20)
+        XCTAssertTrue(refused.hasPrefix("error usage: reload refused, the previous configuration and pack stay: "), refused)
+        XCTAssertTrue(refused.contains("can be read by other users (mode 644); run 'chmod 600"), refused)
+        let still = try cli(["unmute", "--everywhere", "--config", try config("cli").path])
+        XCTAssertEqual(still.stdout, "pantry: ok unmuted\n", "the old connection stays: \(still.stderr)")
+    }
 }
