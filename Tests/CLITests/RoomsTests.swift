@@ -323,4 +323,31 @@ final class RoomsTests: XCTestCase {
         let still = try cli(["unmute", "--everywhere", "--config", try config("cli").path])
         XCTAssertEqual(still.stdout, "pantry: ok unmuted\n", "the old connection stays: \(still.stderr)")
     }
+
+    /// `output-latency` starts a room's announcement that much early: on a clockless `null`
+    /// device the whole `say at T` is written (and its `spoke` event published) at T − latency,
+    /// while a room without one speaks at T. (The sample-accurate figure is
+    /// `scripts/bench-rooms unison --first-room-latency`.)
+    func testOutputLatencyStartsEarlier() throws {
+        try brokerUp()
+        let fast = try config("bluetooth", top: "output-latency = 1000\n")
+        _ = try start("bluetooth", config: fast)
+        _ = try start("wired", config: try config("wired"))
+        let events = try watch("tc/+/event")
+        XCTAssertTrue(waitUntil(timeout: 15) { (try? cli(["rooms", "--config", fast.path]))?.stdout.split(separator: "\n").count == 2 })
+        let instant = (Date().timeIntervalSince1970 + 3).rounded(.up)
+        try publish("tc/all/command", "say at \(Int(instant)).000")
+        var seen: [String: Double] = [:]
+        XCTAssertTrue(
+            waitUntil(timeout: 15) {
+                for room in ["bluetooth", "wired"] where seen[room] == nil {
+                    if events().contains(where: { $0.hasPrefix("tc/\(room)/event ") && $0.contains(#""event":"spoke""#) }) {
+                        seen[room] = Date().timeIntervalSince1970
+                    }
+                }
+                return seen.count == 2
+            }, "\(events())")
+        XCTAssertLessThan(seen["bluetooth"] ?? .infinity, instant - 0.4, "spoken about 1 s before the instant")
+        XCTAssertGreaterThanOrEqual(seen["wired"] ?? 0, instant, "spoken at the instant")
+    }
 }
