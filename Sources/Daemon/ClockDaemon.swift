@@ -177,13 +177,15 @@ public final class ClockDaemon {
                 throw DaemonStartError(status: .badInput, description: "Could not start the control socket: \(error.description)")
             }
         }
-        if let settings = mqttSettings {
-            mqtt = try MQTTRoom(
-                settings: settings, loop: loop, logger: logger, state: { [unowned self] in self.statusReport().json },
-                execute: { [unowned self] line, reply in
-                    if let now = self.handleControl(line, reply: reply) { reply(now) }
-                })
-        }
+        if let settings = mqttSettings { mqtt = try makeRoom(settings) }
+    }
+
+    private func makeRoom(_ settings: MQTTSettings) throws(DaemonStartError) -> MQTTRoom {
+        try MQTTRoom(
+            settings: settings, loop: loop, logger: logger, state: { [unowned self] in self.statusReport().json },
+            execute: { [unowned self] line, reply in
+                if let now = self.handleControl(line, reply: reply) { reply(now) }
+            })
     }
 
     static func loadConfig(_ options: DaemonOptions) throws(DaemonStartError) -> Config {
@@ -387,7 +389,16 @@ public final class ClockDaemon {
     /// When to wake for `boundary` (clock seconds): the lead for opening the device, plus the
     /// chime's pre-roll.
     private func wakeTime(for boundary: Int) -> Double {
-        Double(boundary) - (options.lead + preroll(for: boundary)) * options.clock.rate
+        Double(boundary) - (options.lead + preroll(for: boundary) + outputLatency) * options.clock.rate
+    }
+
+    /// The configured `output-latency` in seconds: every anchor is placed this much earlier.
+    private var outputLatency: Double { scheduler.config.outputLatencyMs / 1000 }
+
+    /// The real instant the first sample (the anchor) must be written for, so that it is heard at
+    /// `instant` on this daemon's clock: `output-latency` earlier.
+    private func realAnchor(for instant: Double) -> Double {
+        options.clock.realInstant(for: instant) - outputLatency
     }
 
     private func arm(_ boundary: Int) {
@@ -521,7 +532,10 @@ public final class ClockDaemon {
 
     /// Starts playing; returns why it could not, if it could not.
     @discardableResult
-    private func start(boundary: Int?, local: LocalDateTime, style: AnnouncementStyle, gain: Float) -> StartFailure? {
+    /// - Parameter instant: for an on-demand `say at` (no boundary), the clock instant of its first sample.
+    private func start(
+        boundary: Int?, local: LocalDateTime, style: AnnouncementStyle, gain: Float, instant: Double? = nil
+    ) -> StartFailure? {
         let plan: AnnouncementPlan
         var timeline: Timeline
         do {
@@ -548,7 +562,7 @@ public final class ClockDaemon {
             scheduler.recordSpoken(boundary)
             persist()
         }
-        let anchorReal = boundary.map { options.clock.realInstant(for: Double($0)) }
+        let anchorReal = (boundary.map(Double.init) ?? instant).map { realAnchor(for: $0) }
         if let anchorReal {
             // Woken too late for the whole pre-roll (a trigger 15 s before a Westminster hour whose
             // quarters start 16.5 s early): leave out the first strikes so the anchor stays on time.
@@ -809,6 +823,8 @@ public final class ClockDaemon {
                 return .error("failed: \(failure.reason)", kind: Self.errorKind(for: failure.status))
             }
             return .ok("speaking \(Phrase.forTime(hour: local.hour, minute: local.minute, style: style.phrase).text)")
+        case .sayAt(let instant):
+            return sayAt(instant, now: now)
         case .trigger:
             return trigger(maxWait: options.maxWait, waiter: nil)
         case .announce(let maxWait):
@@ -866,6 +882,53 @@ public final class ClockDaemon {
         case .reload:
             return reload(later: later)
         }
+    }
+
+    /// `say at T` (what `say --everywhere` sends every room): the time spoken with its first
+    /// sample at `T` on this daemon's clock, less `output-latency`, like a boundary. A `T` already
+    /// past by at most `late-limit` is spoken at once (the reply says how late); further past, or
+    /// more than `ControlRequest.sayAtHorizon` ahead, it is refused.
+    private func sayAt(_ instant: Double, now: Double) -> ControlReply {
+        let at = FixedDecimal.text(instant, places: 3)
+        let ahead = instant - now
+        logger.info(
+            "say at",
+            metadata: [
+                "instant": "\(at)", "ahead_s": "\(FixedDecimal.text(ahead, places: 3))",
+                "received": "\(FixedDecimal.text(WallClock.now(), places: 6))",
+            ])
+        guard ahead <= ControlRequest.sayAtHorizon else {
+            return .error(
+                "say at \(at) is \(FixedDecimal.text(ahead, places: 1)) s ahead, more than \(Int(ControlRequest.sayAtHorizon)) s; send it closer to the instant (say --everywhere picks the next whole second at least 0.5 s away)",
+                kind: .usage)
+        }
+        guard -ahead <= scheduler.config.lateLimit else {
+            return .error(
+                "say at \(at) arrived \(FixedDecimal.text(-ahead, places: 3)) s after its instant, more than late-limit (\(FixedDecimal.text(scheduler.config.lateLimit, places: 1)) s); nothing spoken. Check that this machine's clock is synchronised (chronyc tracking) and the broker is reachable",
+                kind: .stale)
+        }
+        if let current = playing {
+            if let b = current.boundary {
+                return .error(
+                    "the announcement for \(CivilTime.local(b, in: zone()).rfc3339) is playing or about to; try again when it ends, or 'skip' it",
+                    kind: .busy)
+            }
+            cutPlaying()  // a later `say` replaces an earlier one
+        }
+        let spokenAt = max(instant, now)
+        let local = CivilTime.local(Int(spokenAt.rounded(.down)), in: zone())
+        var style = scheduler.config.announcementStyle
+        style.chime = .none
+        // Late: anchored on now (the session starts at once); on time: anchored on the instant.
+        if let failure = start(
+            boundary: nil, local: local, style: style, gain: Float(scheduler.config.volume) / 100,
+            instant: ahead > 0 ? instant : nil)
+        {
+            return .error("failed: \(failure.reason)", kind: Self.errorKind(for: failure.status))
+        }
+        let text = Phrase.forTime(hour: local.hour, minute: local.minute, style: style.phrase).text
+        if ahead > 0 { return .ok("speaking \"\(text)\" at \(at) (in \(FixedDecimal.text(ahead, places: 3)) s)") }
+        return .ok("speaking \"\(text)\" now, \(FixedDecimal.text(-ahead, places: 3)) s late (say at \(at) arrived after its instant)")
     }
 
     /// The reply kind whose exit status is `status` (`ControlErrorKind.exitStatus` read backwards);
@@ -964,7 +1027,33 @@ public final class ClockDaemon {
                 "reload refused, the previous configuration and pack stay: \(error.description)",
                 kind: Self.errorKind(for: error.status))
         case .success(let loaded):
+            // A changed [mqtt] table: the new room is made (password file read) before anything
+            // is swapped, so a bad one refuses the whole reload and the old connection stays.
+            var newRoom: MQTTRoom??
+            if loaded.config.mqtt != scheduler.config.mqtt && !options.oneShot {
+                do throws(DaemonStartError) {
+                    if let table = loaded.config.mqtt {
+                        let settings = try MQTTSettings.resolve(
+                            table, configPath: options.configPath ?? Self.defaultConfigPath(), version: options.version)
+                        newRoom = .some(try makeRoom(settings))
+                    } else {
+                        newRoom = .some(nil)
+                    }
+                } catch {
+                    logger.error("reload refused", metadata: ["reason": "\(error.description)"])
+                    return .error(
+                        "reload refused, the previous configuration and pack stay: \(error.description)",
+                        kind: Self.errorKind(for: error.status))
+                }
+            }
             scheduler.config = loaded.config
+            if let newRoom {
+                // Reconnect with the new settings: the old room says `offline` and disconnects.
+                mqtt?.stop()
+                mqtt = newRoom
+                mqtt?.start()
+                logger.info("mqtt settings changed", metadata: ["broker": "\(mqtt?.settings.options.brokerName ?? "none")"])
+            }
             pack = loaded.pack
             let fresh = currentZone()
             if fresh != activeZone { noteZone(fresh) }

@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import Glibc
 import Logging
@@ -35,6 +36,27 @@ struct MQTTSettings {
             }
             room = short
         }
+        let password = try readPassword(config, configPath: configPath)
+        var options = MQTTOptions(
+            host: config.host, port: config.port, clientID: "talking-clock-\(room)", keepalive: config.keepalive,
+            username: config.username, password: password,
+            caFile: config.tls ? (config.caFile ?? "/etc/ssl/certs/ca-certificates.crt") : nil,
+            will: MQTTMessage(topic: "\(config.topic)/\(room)/availability", text: "offline", qos: 1, retained: true))
+        options.backoffMax = 60
+        // Many rooms losing one broker come back spread over the second half of each delay.
+        options.jitter = 0.5
+        var settings = MQTTSettings(options: options, room: room, topic: config.topic)
+        if config.discovery {
+            settings.discovery = MQTTMessage(
+                topic: HomeAssistantDiscovery.configTopic(prefix: config.discoveryPrefix, room: room),
+                text: HomeAssistantDiscovery.payload(config: config, room: room, version: version).json, qos: 1, retained: true)
+            settings.discoveryStatusTopic = HomeAssistantDiscovery.statusTopic(prefix: config.discoveryPrefix)
+        }
+        return settings
+    }
+
+    /// The password from `password-file` (nil without one), refusing a file that group or others can read.
+    static func readPassword(_ config: MQTTConfig, configPath: String?) throws(DaemonStartError) -> String? {
         var password: String?
         if let file = config.passwordFile {
             let origin = config.passwordFileOrigin ?? configPath ?? "config"
@@ -63,20 +85,7 @@ struct MQTTSettings {
             let text = String(decoding: data, as: UTF8.self)
             password = String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
         }
-        var options = MQTTOptions(
-            host: config.host, port: config.port, clientID: "talking-clock-\(room)", keepalive: config.keepalive,
-            username: config.username, password: password,
-            caFile: config.tls ? (config.caFile ?? "/etc/ssl/certs/ca-certificates.crt") : nil,
-            will: MQTTMessage(topic: "\(config.topic)/\(room)/availability", text: "offline", qos: 1, retained: true))
-        options.backoffMax = 60
-        var settings = MQTTSettings(options: options, room: room, topic: config.topic)
-        if config.discovery {
-            settings.discovery = MQTTMessage(
-                topic: HomeAssistantDiscovery.configTopic(prefix: config.discoveryPrefix, room: room),
-                text: HomeAssistantDiscovery.payload(config: config, room: room, version: version).json, qos: 1, retained: true)
-            settings.discoveryStatusTopic = HomeAssistantDiscovery.statusTopic(prefix: config.discoveryPrefix)
-        }
-        return settings
+        return password
     }
 }
 
@@ -95,6 +104,12 @@ final class MQTTRoom {
     private let execute: ([UInt8], @escaping (String) -> Void) -> Void
     private let currentState: () -> String
     private var publishedState: String?
+    private let loop: EventLoop
+    /// Waits the random delay between Home Assistant's birth message and our discovery answer.
+    private let discoveryTimer: TimerFD
+    /// Home Assistant asks every device at once when it starts: each room answers after a random
+    /// delay of up to this many seconds (its documented advice), not all in the same instant.
+    static let discoveryDelayMax = 5.0
 
     var base: String { "\(settings.topic)/\(settings.room)" }
 
@@ -109,18 +124,35 @@ final class MQTTRoom {
         do { client = try MQTTClient(settings.options) } catch {
             throw DaemonStartError(status: .badInput, description: error.description)
         }
-        do { source = try MQTTEventSource(client: client, loop: loop) } catch {
+        self.loop = loop
+        do {
+            source = try MQTTEventSource(client: client, loop: loop)
+            discoveryTimer = try TimerFD(realtime: false)
+        } catch {
             throw DaemonStartError(status: .internalError, description: error.description)
         }
         client.onState = { [unowned self] in self.stateChanged($0) }
         client.onConnect = { [unowned self] in self.connected() }
         client.onMessage = { [unowned self] in self.received($0) }
+        if settings.discovery != nil {
+            do {
+                try loop.watch(discoveryTimer.fd, events: UInt32(EPOLLIN.rawValue)) { [unowned self] _ in
+                    guard self.discoveryTimer.read() == .fired else { return }
+                    self.publishDiscovery(reason: "home assistant online")
+                }
+            } catch {
+                throw DaemonStartError(status: .internalError, description: error.description)
+            }
+        }
     }
+
+    deinit { loop.unwatch(discoveryTimer.fd) }
 
     func start() { client.start() }
 
     /// A clean stop: `offline` (retained) and DISCONNECT, so the broker does not need the will.
     func stop() {
+        discoveryTimer.disarm()
         if client.state == .connected { publish("availability", "offline", retained: true) }
         client.stop()
     }
@@ -176,7 +208,7 @@ final class MQTTRoom {
             // Once per failure: the backoff doubles up to a minute, so at most ~60 lines an hour.
             logger.warning(
                 "mqtt not connected",
-                metadata: ["error": "\(error.description)", "retry_s": "\(String(format: "%.0f", retry))"])
+                metadata: ["error": "\(error.description)", "retry_s": "\(FixedDecimal.text(retry, places: 1))"])
         }
     }
 
@@ -185,7 +217,11 @@ final class MQTTRoom {
             // Home Assistant's birth message: it has (re)started and wants the discovery again.
             // Its retained `online` replayed on our subscribe is answered too (harmless: the same
             // retained config).
-            if message.payload == Array("online".utf8) { publishDiscovery(reason: "home assistant online") }
+            if message.payload == Array("online".utf8), settings.discovery != nil {
+                let delay = Double.random(in: 0...Self.discoveryDelayMax)
+                logger.info("mqtt discovery due", metadata: ["reason": "home assistant online", "delay_s": "\(FixedDecimal.text(delay, places: 3))"])
+                discoveryTimer.arm(after: delay)
+            }
             return
         }
         guard message.topic == "\(base)/command" || message.topic == "\(settings.topic)/\(MQTTConfig.allRooms)/command"

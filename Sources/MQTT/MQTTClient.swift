@@ -46,6 +46,9 @@ public struct MQTTOptions: Sendable {
     /// Reconnect delays: `backoffInitial`, doubled after each failure, at most `backoffMax`.
     public var backoffInitial: Double = 1
     public var backoffMax: Double = 60
+    /// The fraction of each reconnect delay taken off at random (0…1), so that rooms that lost the
+    /// same broker do not all come back in the same instant. 0: exactly the backoff.
+    public var jitter: Double = 0
 
     public init(
         host: String, port: Int, clientID: String, keepalive: Int = 300, username: String? = nil,
@@ -60,6 +63,11 @@ public struct MQTTOptions: Sendable {
         self.password = password
         self.caFile = caFile
         self.will = will
+    }
+
+    /// The wait before a reconnect attempt: `backoff`, less up to `jitter` of it; `random` in 0..<1.
+    public func retryDelay(backoff: Double, random: Double) -> Double {
+        backoff * (1 - min(max(jitter, 0), 1) * min(max(random, 0), 1))
     }
 
     /// `mqtt://host:port` or `mqtts://host:port`, for messages.
@@ -370,7 +378,7 @@ public final class MQTTClient {
 
     private func fail(_ error: MQTTError) {
         failures += 1
-        let delay = backoff
+        let delay = options.retryDelay(backoff: backoff, random: Double.random(in: 0..<1))
         retryAt = Self.now() + delay
         backoff = min(options.backoffMax, backoff * 2)
         setState(.waiting(error: error, retryIn: delay))

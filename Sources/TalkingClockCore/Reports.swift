@@ -117,6 +117,33 @@ public struct StatusReport: Codable, Equatable, Sendable {
     }
 
     public var json: String { ReportJSON.encode(self) }
+
+    /// A state as MQTT retains it (`status json`); nil if it is not one.
+    public static func decode(_ json: String) -> StatusReport? {
+        try? JSONDecoder().decode(StatusReport.self, from: Data(json.utf8))
+    }
+}
+
+/// A room on the broker, as `talking-clock rooms --json` lists it: its retained availability and state.
+public struct RoomReport: Codable, Equatable, Sendable {
+    public var room: String
+    /// The retained `availability` says `online`.
+    public var online: Bool
+    /// The retained `state` (nil if none, or not a state object).
+    public var state: StatusReport?
+
+    public init(room: String, online: Bool, state: StatusReport?) {
+        self.room = room
+        self.online = online
+        self.state = state
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(room, forKey: .room)
+        try c.encode(online, forKey: .online)
+        try c.encode(state, forKey: .state)
+    }
 }
 
 /// One decision about an announcement (a boundary, or an on-demand `say`): published on
@@ -156,6 +183,52 @@ public struct AnnouncementEvent: Codable, Equatable, Sendable {
         try c.encode(text, forKey: .text)
         try c.encode(reason, forKey: .reason)
         try c.encode(onsetErrorMs, forKey: .onsetErrorMs)
+    }
+
+    public var json: String { ReportJSON.encode(self) }
+}
+
+/// One boundary as `schedule --json` lists it: the decision, its words and clips. Encoded with
+/// `ReportJSON` (sorted keys); `reason` and `volume` are left out when they do not apply.
+public struct ScheduleEntryReport: Codable, Equatable, Sendable {
+    /// RFC 3339 local time of the boundary.
+    public var at: String
+    /// The same instant in UTC (`…Z`).
+    public var utc: String
+    /// "speak", "chime-only" or "skip".
+    public var decision: String
+    /// Why it is skipped, chime-only or lowered (a `SkipReason`, "quiet", "voice-off", "voice-at").
+    public var reason: String?
+    /// Percent; nil when skipped.
+    public var volume: Int?
+    public var language: String
+    public var text: String
+    public var clips: [String]
+    /// The chime style rung ("none" when no strike).
+    public var chime: String
+    public var strikes: Int
+    public var anchorOffsetMs: Int
+
+    enum CodingKeys: String, CodingKey {
+        case at, utc, decision, reason, volume, language, text, clips, chime, strikes
+        case anchorOffsetMs = "anchor_offset_ms"
+    }
+
+    public init(
+        at: String, utc: String, decision: String, reason: String?, volume: Int?, language: String, text: String,
+        clips: [String], chime: String, strikes: Int, anchorOffsetMs: Int
+    ) {
+        self.at = at
+        self.utc = utc
+        self.decision = decision
+        self.reason = reason
+        self.volume = volume
+        self.language = language
+        self.text = text
+        self.clips = clips
+        self.chime = chime
+        self.strikes = strikes
+        self.anchorOffsetMs = anchorOffsetMs
     }
 
     public var json: String { ReportJSON.encode(self) }

@@ -164,15 +164,30 @@ struct Status: ParsableCommand {
     func run() throws { print(try Control.send(json ? "status json" : "status", socket: socket.path)) }
 }
 
+/// The socket of the local daemon, or with `--everywhere` every room on the broker.
+struct Destination: ParsableArguments {
+    @OptionGroup var socket: SocketOption
+    @OptionGroup var rooms: EverywhereFlags
+    @OptionGroup var roomsConfig: RoomsConfigOption
+
+    func deliver(_ request: String) throws {
+        if rooms.everywhere {
+            try Everywhere.send(request, configPath: roomsConfig.config, wait: rooms.wait)
+        } else {
+            print(try Control.send(request, socket: socket.path))
+        }
+    }
+}
+
 struct Trigger: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "trigger", abstract: "Tell the running daemon a boundary is near (it waits for it on its own clock).")
-    @OptionGroup var socket: SocketOption
-    func run() throws { print(try Control.send("trigger", socket: socket.path)) }
+    @OptionGroup var destination: Destination
+    func run() throws { try destination.deliver("trigger") }
 }
 
 struct MuteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "mute", abstract: "Mute the daemon (kept across restarts).")
-    @OptionGroup var socket: SocketOption
+    @OptionGroup var destination: Destination
     @Option(name: .customLong("for"), parsing: .unconditional, help: "For a duration: 90s, 30m, 2h, 1h30m.") var duration: String?
     @Option(help: "Until the local time HH:MM.") var until: String?
     func validate() throws {
@@ -183,26 +198,26 @@ struct MuteCommand: ParsableCommand {
         var request = "mute"
         if let duration { request += " for \(duration)" }
         if let until { request += " until \(until)" }
-        print(try Control.send(request, socket: socket.path))
+        try destination.deliver(request)
     }
 }
 
 struct Unmute: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "unmute", abstract: "Unmute the daemon.")
-    @OptionGroup var socket: SocketOption
-    func run() throws { print(try Control.send("unmute", socket: socket.path)) }
+    @OptionGroup var destination: Destination
+    func run() throws { try destination.deliver("unmute") }
 }
 
 struct Skip: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "skip", abstract: "Cut the announcement playing now (or, if none plays, leave out the next one).")
-    @OptionGroup var socket: SocketOption
-    func run() throws { print(try Control.send("skip", socket: socket.path)) }
+    @OptionGroup var destination: Destination
+    func run() throws { try destination.deliver("skip") }
 }
 
 struct Reload: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "reload", abstract: "Re-read the config and the pack; a bad one is refused and the old one stays.")
-    @OptionGroup var socket: SocketOption
-    func run() throws { print(try Control.send("reload", socket: socket.path)) }
+    @OptionGroup var destination: Destination
+    func run() throws { try destination.deliver("reload") }
 }
 
 struct ConfigExample: ParsableCommand {

@@ -41,7 +41,19 @@ struct Say: ParsableCommand {
     @Option(help: "The daemon's control socket a plain 'say' is handed to (default: $XDG_RUNTIME_DIR/talking-clock/control.sock); if no daemon listens there, 'say' speaks here.")
     var socket: String?
 
+    @OptionGroup var rooms: EverywhereFlags
+
     func run() throws {
+        if rooms.everywhere {
+            guard at == nil, output == nil, !dryRun, !local else {
+                throw CLIError(
+                    .badInput,
+                    "--everywhere speaks the time now in every room, in unison; it cannot be combined with --at, --output, --dry-run or --local.")
+            }
+            // Every room gets the same instant: the next whole second at least 0.5 s away.
+            try Everywhere.send(Everywhere.sayAtLine(now: WallClock.now(), offset: clockOffset), configPath: config, wait: rooms.wait)
+            return
+        }
         // A plain `say` goes through a running daemon (its device, pack and volume); anything
         // more specific, or no daemon, speaks here.
         if !local, at == nil, output == nil, !dryRun, clockOffset == 0, clock.zone == nil, clock.pack == nil, clock.device == nil,

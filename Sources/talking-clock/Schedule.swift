@@ -183,22 +183,14 @@ struct Schedule: ParsableCommand {
             return line + "\n"
         }
 
+        /// One line of `schedule --json`: a `ScheduleEntryReport` encoded by `JSONEncoder`.
         func json(boundary: Int, chime: ChimeStyle, phrase: PhraseStyle) -> String {
-            var line =
-                "{\"at\":\"\(local.rfc3339)\",\"utc\":\"\(CivilTime.utcString(boundary))\",\"decision\":\"\(decision)\""
-            if let reason { line += ",\"reason\":\"\(reason)\"" }
-            if let volume { line += ",\"volume\":\(volume)" }
-            line += ",\"language\":\"\(phrase.language)\",\"text\":\"\(Self.escaped(words(phrase)))\",\"clips\":["
-            line += (plan?.clips ?? []).map { "\"\($0)\"" }.joined(separator: ",") + "]"
             let strikes = plan?.chime.count ?? 0
-            line += ",\"chime\":\"\(strikes == 0 ? "none" : chime.rawValue)\",\"strikes\":\(strikes)"
-            return line + ",\"anchor_offset_ms\":\(plan?.anchorOffsetMs ?? 0)}\n"
-        }
-
-        /// A JSON string's content: the phrases hold no control characters, but may hold any letter.
-        static func escaped(_ text: String) -> String {
-            text.contains(where: { $0 == "\"" || $0 == "\\" })
-                ? text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") : text
+            return ScheduleEntryReport(
+                at: local.rfc3339, utc: CivilTime.utcString(boundary), decision: decision, reason: reason, volume: volume,
+                language: phrase.language, text: words(phrase), clips: plan?.clips ?? [],
+                chime: strikes == 0 ? "none" : chime.rawValue, strikes: strikes, anchorOffsetMs: plan?.anchorOffsetMs ?? 0
+            ).json + "\n"
         }
     }
 }

@@ -22,10 +22,10 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(
             r.stdout,
             """
-            {"at":"2026-11-01T01:45:00-04:00","utc":"2026-11-01T05:45:00Z","decision":"speak","volume":100,"language":"en-US","text":"one forty-five AM","clips":["one","forty","five","am"],"chime":"none","strikes":0,"anchor_offset_ms":0}
-            {"at":"2026-11-01T01:00:00-05:00","utc":"2026-11-01T06:00:00Z","decision":"speak","volume":100,"language":"en-US","text":"one AM","clips":["chime","one","am"],"chime":"hour","strikes":1,"anchor_offset_ms":0}
-            {"at":"2026-11-01T01:15:00-05:00","utc":"2026-11-01T06:15:00Z","decision":"speak","volume":100,"language":"en-US","text":"one fifteen AM","clips":["one","fifteen","am"],"chime":"none","strikes":0,"anchor_offset_ms":0}
-            {"at":"2026-11-01T01:30:00-05:00","utc":"2026-11-01T06:30:00Z","decision":"speak","volume":100,"language":"en-US","text":"one thirty AM","clips":["one","thirty","am"],"chime":"none","strikes":0,"anchor_offset_ms":0}
+            {"anchor_offset_ms":0,"at":"2026-11-01T01:45:00-04:00","chime":"none","clips":["one","forty","five","am"],"decision":"speak","language":"en-US","strikes":0,"text":"one forty-five AM","utc":"2026-11-01T05:45:00Z","volume":100}
+            {"anchor_offset_ms":0,"at":"2026-11-01T01:00:00-05:00","chime":"hour","clips":["chime","one","am"],"decision":"speak","language":"en-US","strikes":1,"text":"one AM","utc":"2026-11-01T06:00:00Z","volume":100}
+            {"anchor_offset_ms":0,"at":"2026-11-01T01:15:00-05:00","chime":"none","clips":["one","fifteen","am"],"decision":"speak","language":"en-US","strikes":0,"text":"one fifteen AM","utc":"2026-11-01T06:15:00Z","volume":100}
+            {"anchor_offset_ms":0,"at":"2026-11-01T01:30:00-05:00","chime":"none","clips":["one","thirty","am"],"decision":"speak","language":"en-US","strikes":0,"text":"one thirty AM","utc":"2026-11-01T06:30:00Z","volume":100}
 
             """)
     }

@@ -62,8 +62,8 @@ final class LanguageTests: XCTestCase {
         XCTAssertEqual(
             r.stdout,
             """
-            {"at":"2026-03-01T12:30:00+00:00","utc":"2026-03-01T12:30:00Z","decision":"speak","volume":100,"language":"fr","text":"midi et demi","clips":["midi","et","demi"],"chime":"none","strikes":0,"anchor_offset_ms":0}
-            {"at":"2026-03-01T12:45:00+00:00","utc":"2026-03-01T12:45:00Z","decision":"speak","volume":100,"language":"fr","text":"une heure moins le quart","clips":["une","heure","moins","le","quart"],"chime":"none","strikes":0,"anchor_offset_ms":0}
+            {"anchor_offset_ms":0,"at":"2026-03-01T12:30:00+00:00","chime":"none","clips":["midi","et","demi"],"decision":"speak","language":"fr","strikes":0,"text":"midi et demi","utc":"2026-03-01T12:30:00Z","volume":100}
+            {"anchor_offset_ms":0,"at":"2026-03-01T12:45:00+00:00","chime":"none","clips":["une","heure","moins","le","quart"],"decision":"speak","language":"fr","strikes":0,"text":"une heure moins le quart","utc":"2026-03-01T12:45:00Z","volume":100}
 
             """)
         let text = try run([

@@ -214,7 +214,7 @@ final class ScheduleDecisionTests: XCTestCase {
         XCTAssertEqual(
             night.stdout,
             """
-            {"at":"2026-07-01T22:00:00+00:00","utc":"2026-07-01T22:00:00Z","decision":"skip","reason":"quiet","language":"en-US","text":"ten PM","clips":[],"chime":"none","strikes":0,"anchor_offset_ms":0}
+            {"anchor_offset_ms":0,"at":"2026-07-01T22:00:00+00:00","chime":"none","clips":[],"decision":"skip","language":"en-US","reason":"quiet","strikes":0,"text":"ten PM","utc":"2026-07-01T22:00:00Z"}
 
             """)
         // interval = "hour" lists only the hours.

@@ -105,6 +105,9 @@ final class ConfigTests: XCTestCase {
     }
 
     func testIntegerLateLimitAndInlineQuietTables() {
+        XCTAssertEqual(parse("output-latency = 150")?.outputLatencyMs, 150)
+        XCTAssertEqual(parse("output-latency = 12.5")?.outputLatencyMs, 12.5)
+        XCTAssertEqual(parse("")?.outputLatencyMs, 0)
         let config = parse("late-limit = 300\nquiet = [{ from = \"01:00\", to = \"02:00\" }]")
         XCTAssertEqual(config?.lateLimit, 300)
         XCTAssertEqual(config?.quiet, [QuietWindow(from: 60, to: 120)])
@@ -186,6 +189,27 @@ final class ConfigTests: XCTestCase {
                 "late-limit quoted", "late-limit = \"5\"",
                 "config.toml: line 1: 'late-limit' must be a number of seconds greater than 0 and at most 300, not the "
                     + "string \"5\"; write late-limit = 5 without quotes."
+            ),
+            (
+                "output-latency negative", "output-latency = -20",
+                "config.toml: line 1: 'output-latency' must be the speaker's delay in milliseconds, from 0 to 1000 "
+                    + "(e.g. output-latency = 150 for a Bluetooth speaker), not -20."
+            ),
+            (
+                "output-latency in seconds by mistake", "output-latency = 1500",
+                "config.toml: line 1: 'output-latency' must be the speaker's delay in milliseconds, from 0 to 1000 "
+                    + "(e.g. output-latency = 150 for a Bluetooth speaker), not 1500."
+            ),
+            (
+                "output-latency with a unit", "output-latency = \"150ms\"",
+                "config.toml: line 1: 'output-latency' must be the speaker's delay in milliseconds, from 0 to 1000 "
+                    + "(e.g. output-latency = 150 for a Bluetooth speaker), not the string \"150ms\"; write "
+                    + "output-latency = 150 without quotes or unit."
+            ),
+            (
+                "output-latency nan", "output-latency = nan",
+                "config.toml: line 1: 'output-latency' must be the speaker's delay in milliseconds, from 0 to 1000 "
+                    + "(e.g. output-latency = 150 for a Bluetooth speaker), not nan."
             ),
             (
                 "enum typo", "interval = \"hourly\"",

@@ -31,6 +31,9 @@ final class ControlProtocolTests: XCTestCase {
             ("say\r", .say),
             ("say\r\n", .say),
             ("say\n", .say),
+            ("say at 1767225600.000", .sayAt(1_767_225_600)),
+            ("SAY AT 1767225600.25", .sayAt(1_767_225_600.25)),
+            ("say at 1767225600", .sayAt(1_767_225_600)),
             ("trigger", .trigger),
             ("mute", .mute),
             ("mute for 30m", .muteFor(seconds: 1800)),
@@ -58,7 +61,13 @@ final class ControlProtocolTests: XCTestCase {
             ("dance", "unknown command 'dance'; commands: \(commands)."),
             ("stauts", "unknown command 'stauts'; did you mean 'status'? Commands: \(commands)."),
             ("UNMUTED", "unknown command 'UNMUTED'; did you mean 'unmute'? Commands: \(commands)."),
-            ("say now", "'say' takes no arguments, but got 'now'."),
+            ("say now", "'say' takes nothing or 'at <unix-seconds>' (e.g. say at 1767225600.000), not 'now'."),
+            ("say at", "'say' takes nothing or 'at <unix-seconds>' (e.g. say at 1767225600.000), not 'at'."),
+            ("say at -5", "'say' takes nothing or 'at <unix-seconds>' (e.g. say at 1767225600.000); '-5' is not a number of seconds since 1970."),
+            ("say at 1e9", "'say' takes nothing or 'at <unix-seconds>' (e.g. say at 1767225600.000); '1e9' is not a number of seconds since 1970."),
+            ("say at 12:00", "'say' takes nothing or 'at <unix-seconds>' (e.g. say at 1767225600.000); '12:00' is not a number of seconds since 1970."),
+            ("say at 1767225600.", "'say' takes nothing or 'at <unix-seconds>' (e.g. say at 1767225600.000); '1767225600.' is not a number of seconds since 1970."),
+            ("say at nan", "'say' takes nothing or 'at <unix-seconds>' (e.g. say at 1767225600.000); 'nan' is not a number of seconds since 1970."),
             ("reload all the things", "'reload' takes no arguments, but got 'all the things'."),
             ("status xml", "'status' takes no argument or 'json', not 'xml'."),
             ("status json please", "'status' takes no argument or 'json', not 'json please'."),
@@ -103,7 +112,7 @@ final class ControlProtocolTests: XCTestCase {
 
     func testHelpListsEveryCommand() {
         for command in [
-            "status", "status json", "say", "trigger", "mute", "mute for", "mute until", "unmute", "skip", "reload",
+            "status", "status json", "say", "say at", "trigger", "mute", "mute for", "mute until", "unmute", "skip", "reload",
             "help",
         ] {
             XCTAssertTrue(ControlRequest.helpText.contains(command), command)
@@ -282,5 +291,18 @@ final class ControlProtocolTests: XCTestCase {
         XCTAssertGreaterThan(results, 100_000)
         XCTAssertGreaterThan(requests, 10_000, "many random lines should be valid requests")
         XCTAssertGreaterThan(tooLong, 10_000, "many random lines should be too long")
+    }
+}
+
+final class FixedDecimalTests: XCTestCase {
+    func testText() {
+        let cases: [(Double, Int, Bool, String)] = [
+            (0.7344, 3, false, "0.734"), (0.7346, 3, false, "0.735"), (-0.27, 3, true, "-0.270"), (0.27, 3, true, "+0.270"),
+            (-0.0001, 3, true, "+0.000"), (1767225600, 3, false, "1767225600.000"), (12.5, 0, false, "13"),
+            (0.05, 1, false, "0.1"), (3.14159, 6, false, "3.141590"), (.nan, 3, false, "nan"), (-.infinity, 3, false, "-inf"),
+        ]
+        for (value, places, plus, expected) in cases {
+            XCTAssertEqual(FixedDecimal.text(value, places: places, plus: plus), expected, "\(value)")
+        }
     }
 }

@@ -26,6 +26,10 @@ public struct Config: Hashable, Sendable {
     /// How late (seconds) an announcement may start and still be spoken; later ones are skipped
     /// rather than saying a time that has passed. More than 0, at most 300.
     public var lateLimit: Double = 5
+    /// Milliseconds the output path takes to make a sample heard (a Bluetooth speaker's delay):
+    /// every announcement, boundary or `say at`, starts this much earlier so that it is *heard*
+    /// on the instant. 0…1000.
+    public var outputLatencyMs: Double = 0
     public var driver: Driver = .timer
     public var chime: ChimeStyle = .hour
     /// The language spoken: a known tag (`SpokenLanguages.known`), spelt as the clock spells it.
@@ -61,7 +65,7 @@ public struct Config: Hashable, Sendable {
 
     /// The top-level keys, in the order the example documents them.
     public static let keys = [
-        "zone", "device", "pack", "interval", "volume", "late-limit", "driver", "chime", "language", "phrasing",
+        "zone", "device", "pack", "interval", "volume", "late-limit", "output-latency", "driver", "chime", "language", "phrasing",
         "midnight",
         "lead-in", "voice", "voice-at", "quiet", "mqtt",
     ]
@@ -206,6 +210,8 @@ extension Config {
                 config.volume = try reader.percent(entry)
             case "late-limit":
                 config.lateLimit = try reader.lateLimit(entry)
+            case "output-latency":
+                config.outputLatencyMs = try reader.outputLatency(entry)
             case "driver":
                 config.driver = try reader.choice(entry, Driver.allCases)
             case "chime":
@@ -358,6 +364,28 @@ struct ConfigReader {
             )
         }
         return seconds
+    }
+
+    func outputLatency(_ entry: TOMLTable.Entry) throws(ConfigError) -> Double {
+        let expectation =
+            "'output-latency' must be the speaker's delay in milliseconds, from 0 to 1000 (e.g. output-latency = 150 for a Bluetooth speaker)"
+        let ms: Double
+        switch entry.value {
+        case .integer(let v): ms = Double(v)
+        case .float(let v): ms = v
+        case .string(let s) where Double(s.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "ms", with: "")) != nil:
+            let number = s.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "ms", with: "")
+            throw fail(
+                entry,
+                "\(expectation), not the string \(TOMLValue.quoted(s)); write output-latency = \(number) without quotes or unit.")
+        default:
+            throw fail(entry, "\(expectation), not \(entry.value.userDescription).")
+        }
+        guard ms.isFinite, ms >= 0, ms <= 1000 else {
+            let shown = ms.isFinite && ms == ms.rounded() && abs(ms) < 1e15 ? String(Int(ms)) : TOMLValue.formatFloat(ms)
+            throw fail(entry, "\(expectation), not \(shown).")
+        }
+        return ms
     }
 
     func bool(_ entry: TOMLTable.Entry) throws(ConfigError) -> Bool {
@@ -594,6 +622,10 @@ extension Config {
         # Seconds an announcement may start late and still play (more than 0, at most 300).
         # Later ones, say after a suspend, are skipped instead of announcing a time that has passed.
         late-limit = 5
+
+        # Milliseconds your speaker adds before a sample is heard (Bluetooth: often 100 to 300),
+        # 0 to 1000: announcements start this much earlier, so rooms heard together stay in unison.
+        output-latency = 0
 
         # What starts announcements: "timer" (the daemon's own timer) or "external"
         # (a systemd timer or cron job runs `talking-clock trigger` at each boundary).

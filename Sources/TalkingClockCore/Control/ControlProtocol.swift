@@ -8,7 +8,7 @@ import Foundation
 //   kind    = usage / muted / stale / pack / device / state / busy / internal  (one exit status each)
 //
 // Commands (case-insensitive, any runs of spaces or tabs between words):
-//   status | status json | say | trigger | mute | mute for <duration> | mute until <HH:MM> |
+//   status | status json | say | say at <unix-seconds> | trigger | mute | mute for <duration> | mute until <HH:MM> |
 //   unmute | skip | unskip | announce <max-wait seconds> | chime <style> | volume <0-100> |
 //   reload | help
 //
@@ -22,6 +22,11 @@ public enum ControlRequest: Hashable, Sendable {
     case statusJSON
     /// Speak the current time now.
     case say
+    /// Speak the time with the first sample at this instant (seconds since the epoch on the
+    /// daemon's clock, to the millisecond): what `say --everywhere` sends so that every room
+    /// speaks in unison. Spoken at once if it passed less than `late-limit` ago; refused if it
+    /// passed longer ago or is more than `sayAtHorizon` seconds ahead.
+    case sayAt(Double)
     /// A boundary is near: announce it on time, as the timer would (for `driver = "external"`).
     case trigger
     /// Mute until `unmute`.
@@ -49,19 +54,23 @@ public enum ControlRequest: Hashable, Sendable {
 
     /// The request syntax, for `help` and for errors.
     public static let commands = [
-        "status", "status json", "say", "trigger", "mute", "mute for <duration>", "mute until <HH:MM>", "unmute",
+        "status", "status json", "say", "say at <unix-seconds>", "trigger", "mute", "mute for <duration>", "mute until <HH:MM>", "unmute",
         "skip", "unskip", "announce <max-wait seconds>", "chime <style>", "volume <0-100>", "reload", "help",
     ]
 
     /// The reply text of `help`: every command with what it does, on one line.
     public static let helpText =
         "commands: status (summary), status json (the same as JSON), say (speak the time now), "
+        + "say at <unix-seconds> (first sample at that instant, e.g. say at 1767225600.000: rooms in unison), "
         + "trigger (a boundary is near: announce it on time), mute (until unmute), "
         + "mute for <duration> (e.g. 90s, 30m, 1h30m), mute until <HH:MM> (local time), unmute, "
         + "skip (cut the announcement playing now, or leave out the next one), unskip (take back a pending skip), "
         + "announce <max-wait seconds> (as 'announce --next': reply once the next boundary is spoken), "
         + "chime <style> (none, hour, westminster or ships-bells) and volume <0-100> (both until reload or restart), "
         + "reload (re-read the config and the pack), help"
+
+    /// How far ahead a `say at` may be, in seconds.
+    public static let sayAtHorizon = 30.0
 
     /// The longest request line in bytes, including its newline.
     public static let maximumLineLength = 512
@@ -114,7 +123,9 @@ public enum ControlRequest: Hashable, Sendable {
             return .failure(
                 ControlProtocolError(
                     "'status' takes no argument or 'json', not '\(arguments.joined(separator: " "))'."))
-        case "say": return noArguments(.say)
+        case "say":
+            if arguments.isEmpty { return .success(.say) }
+            return parseSayAt(arguments)
         case "trigger": return noArguments(.trigger)
         case "unmute": return noArguments(.unmute)
         case "skip": return noArguments(.skip)
@@ -155,6 +166,23 @@ public enum ControlRequest: Hashable, Sendable {
             }
             return .failure(ControlProtocolError("unknown command '\(first)'; commands: \(list)."))
         }
+    }
+
+    /// `say at <seconds since the epoch>`: digits with an optional fraction (no sign, no exponent).
+    private static func parseSayAt(_ arguments: [String]) -> Result<ControlRequest, ControlProtocolError> {
+        let usage = "'say' takes nothing or 'at <unix-seconds>' (e.g. say at 1767225600.000)"
+        guard arguments.count == 2, arguments[0].lowercased() == "at" else {
+            return .failure(ControlProtocolError("\(usage), not '\(arguments.joined(separator: " "))'."))
+        }
+        let text = arguments[1]
+        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let whole = parts.first, !whole.isEmpty, whole.count <= 12, whole.allSatisfy({ $0.isASCII && $0.isNumber }),
+            parts.count == 1 || (parts[1].count >= 1 && parts[1].count <= 9 && parts[1].allSatisfy({ $0.isASCII && $0.isNumber })),
+            let seconds = Double(text), seconds.isFinite
+        else {
+            return .failure(ControlProtocolError("\(usage); '\(text)' is not a number of seconds since 1970."))
+        }
+        return .success(.sayAt(seconds))
     }
 
     private static func parseMute(_ arguments: [String]) -> Result<ControlRequest, ControlProtocolError> {
