@@ -42,10 +42,11 @@ BUILD_PACKAGES = {
 def find_binary(repo, explicit):
     if explicit:
         return explicit
-    for cfg in ("release", "debug"):
-        p = os.path.join(repo, ".build", cfg, "talking-clock")
-        if os.access(p, os.X_OK):
-            return p
+    built = [os.path.join(repo, ".build", cfg, "talking-clock") for cfg in ("release", "debug")]
+    built = [p for p in built if os.access(p, os.X_OK)]
+    if built:
+        # The newer build: it carries the grammar as it is now.
+        return max(built, key=os.path.getmtime)
     p = shutil.which("talking-clock")
     if p:
         return p
