@@ -137,6 +137,8 @@ def build(tag, out, rate, repo, binary, engine, work, log):
         f.write(json.dumps(m, indent=2, ensure_ascii=False) + "\n")
 
     vers = versions(pkgs + ["sox", "flac", "python3-numpy"])
+    import numpy
+    np_version = numpy.__version__
     table = "\n".join(f"| `{p}` | {v} |" for p, v in vers.items())
     if engine == "festival":
         from . import festival_engine
@@ -176,11 +178,13 @@ On Debian 12, with the talking-clock binary built (`swift build`; the binary kno
     scripts/install-deps --packs     # festival + voices, espeak-ng, sox, flac, python3-numpy
     scripts/make-pack --language {tag}      # writes Sounds/{tag}
 
-The output is deterministic: the same package versions give byte-identical files.
+The output is deterministic: the same package versions give byte-identical files (checked by
+building twice, and with Debian's python3 + numpy 1.24 against Python 3.11.7 + numpy 2.4: the
+same clips).
 
 ### Provenance of this copy
 
-Engine: {engine_version}. Python {sys.version.split()[0]}. Debian packages:
+Engine: {engine_version}. Python {sys.version.split()[0]}, numpy {np_version}. Debian packages:
 
 | package | version |
 | --- | --- |
@@ -190,6 +194,9 @@ Engine: {engine_version}. Python {sys.version.split()[0]}. Debian packages:
 
 - Voice: {licence}. The full notice is in `{licence_file}` (Debian package `{licpkg}`).
 - Bells: synthesised by `scripts/pack/bells.py` (the default pack's files, copied), CC0.
+- Modifications (marked, as the voice's notice asks): every clip is cut out of a sentence the
+  voice synthesised, resampled, trimmed, loudness-normalised and faded, as described below; the
+  voice data itself is not modified and not included.
 
 {redistribution}
 
