@@ -1,4 +1,5 @@
 import Foundation
+import TalkingClockCore
 
 /// Where sound packs are found, so the binary works both from the repository and installed.
 public enum PackLocator {
@@ -44,8 +45,15 @@ public enum PackLocator {
     public struct LocateError: Error, CustomStringConvertible {
         public var pack: String
         public var searched: [String]
+        public init(pack: String, searched: [String]) {
+            self.pack = pack
+            self.searched = searched
+        }
         public var description: String {
-            "No sound pack named '\(pack)' was found (looked in \(searched.joined(separator: ", "))); pass --pack with the pack's directory, or install packs with scripts/install or the Debian package."
+            if let language = SpokenLanguages.canonical(pack), language == pack, language != SpokenLanguages.defaultTag {
+                return "No sound pack for language \(language) was found (looked for a pack named '\(pack)' in \(searched.joined(separator: ", "))); install the language packs with scripts/install or the Debian package, build this one with 'scripts/make-pack --language \(language) --out ~/.local/share/talking-clock/packs/\(language)' (its voice packages: scripts/install-deps --packs), record your own with 'talking-clock record-pack ~/.local/share/talking-clock/packs/\(language) --language \(language)', or set 'pack' (or --pack) to a pack that speaks \(language)."
+            }
+            return "No sound pack named '\(pack)' was found (looked in \(searched.joined(separator: ", "))); pass --pack with the pack's directory, or install packs with scripts/install or the Debian package."
         }
     }
 }

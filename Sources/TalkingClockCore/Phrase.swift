@@ -83,6 +83,14 @@ public enum SpokenLanguages {
         ((try? grammar(tag))?.phrasings ?? []).map(Phrasing.init(rawValue:))
     }
 
+    /// The pack a language speaks with when none is chosen: "default" (the bundled en-US pack)
+    /// for en-US, the language's tag for the others ("de": `Sounds/de`, installed as
+    /// `packs/de`).
+    public static func defaultPack(of tag: String) -> String {
+        let canonical = canonical(tag) ?? tag
+        return canonical == defaultTag ? "default" : canonical
+    }
+
     /// The phrasing a language speaks when none is chosen (en-US "12h", the others "casual").
     public static func defaultPhrasing(of tag: String) -> Phrasing {
         Phrasing(rawValue: (try? grammar(tag))?.defaultPhrasing ?? Phrasing.twelveHour.rawValue)

@@ -45,8 +45,8 @@ final class LanguageTests: XCTestCase {
         XCTAssertEqual(r.stdout, "halb vier\nclips: halb vier\n")
         let official = try run(["say", "--dry-run", "--language", "de", "--phrasing", "24h", "--at", "15:30", "--pack", de.path])
         XCTAssertEqual(official.stdout, "fünfzehn Uhr dreißig\nclips: fünfzehn uhr dreißig\n", official.stderr)
-        // Without a German pack the phrase is still shown; the English default pack is refused.
-        let english = try run(["say", "--dry-run", "--language", "de", "--at", "15:30"])
+        // With the English default pack the phrase is still shown, and the pack is refused.
+        let english = try run(["say", "--dry-run", "--language", "de", "--at", "15:30", "--pack", "default"])
         XCTAssertEqual(english.status, ExitStatus.packError.rawValue)
         XCTAssertEqual(english.stdout, "halb vier\n")
         XCTAssertTrue(english.stderr.contains("speaks en-US, but the configured language is de"), english.stderr)

@@ -279,6 +279,9 @@ final class PhraseGrammarTableTests: XCTestCase {
                 ),
                 row("15:05", "24h", "son las quince cero cinco", "not sourced (see the comment)"),
                 row("00:00", "24h", "son las cero horas", "RAE Ortografía: 'las cero horas'"),
+                // Doubtful (not sourced): the hour zero with minutes read as digits; the alternative
+                // is "son las cero horas y cinco minutos" (RAE's spelled-out style). Digits chosen.
+                row("00:05", "24h", "son las cero cero cinco", "not sourced; alternative 'las cero horas y cinco minutos'"),
                 row("01:00", "24h", "es la una", "singular; never 'una horas'"),
                 row("01:30", "24h", "es la una treinta", "singular in 24-hour style"),
                 row("21:00", "24h", "son las veintiuna horas", "feminine hour 'veintiuna'"),
@@ -338,6 +341,9 @@ final class PhraseGrammarTableTests: XCTestCase {
                 row("12:00", "24h", "sono le dodici", "LANGUAGES.md: not explicitly sourced"),
                 row("00:00", "24h", "è mezzanotte", "no sourced 24-hour form; midnight's word"),
                 row("00:15", "24h", "sono le zero e quindici", "not sourced; the hour zero in 24-hour style"),
+                // Doubtful (not sourced): hour zero with minutes; the alternative is midnight's
+                // word, "è mezzanotte e cinque", as :00 says "è mezzanotte". Zero chosen, as digits.
+                row("00:05", "24h", "sono le zero e cinque", "not sourced; alternative 'è mezzanotte e cinque'"),
                 row("21:00", "24h", "sono le ventuno", "elided compound"),
             ])
     }

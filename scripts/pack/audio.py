@@ -185,3 +185,15 @@ def write_flac(path, x, rate):
          "--force-raw-format", "--endian=little", "--sign=signed",
          "--channels=1", "--bps=16", f"--sample-rate={rate}",
          "-o", str(path), "-"], input_bytes=pcm)
+
+
+def level_pack(clips, rate):
+    """Bring every clip of a pack to one active-speech level: the target, or lower when a
+    clip's peak cap keeps it below the target (a voice with a high crest factor), so no word
+    stands out from the others.  Returns (clips, the common level in dBFS)."""
+    cap = 10.0 ** (PEAK_CAP_DBFS / 20.0)
+    reach = {k: active_rms(x, rate) * cap / max(float(np.max(np.abs(x))), 1e-12)
+             for k, x in clips.items()}
+    level = min([10.0 ** (TARGET_RMS_DBFS / 20.0)] + list(reach.values()))
+    out = {k: x * (level / active_rms(x, rate)) for k, x in clips.items()}
+    return out, 20.0 * np.log10(level)

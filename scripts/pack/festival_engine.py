@@ -97,7 +97,7 @@ def _segment_at(info, t, side):
     raise RuntimeError(f"no segment boundary at {t}")
 
 
-def _window(info, first_tok, last_tok):
+def _window(info, first_tok, last_tok, phones=None):
     """Cut window for tokens first..last: (start, end, onset) in seconds.
 
     An edge next to a pause reaches into it (the trim later finds the real
@@ -105,6 +105,7 @@ def _window(info, first_tok, last_tok):
     (a vowel), "voiceless" (a voiceless consonant after a voiced sound), or
     None.
     """
+    pauses, vowels, voiceless = phones or ({"pau"}, VOWELS, VOICELESS)
     w0 = info["tokens"][first_tok]["words"]
     w1 = info["tokens"][last_tok]["words"]
     if not w0 or not w1:
@@ -113,19 +114,20 @@ def _window(info, first_tok, last_tok):
     segs = info["segments"]
     i0 = _segment_at(info, start, "start")
     i1 = _segment_at(info, end, "end")
-    prev = segs[i0 - 1] if i0 > 0 else ("pau", start, start)
-    nxt = segs[i1 + 1] if i1 + 1 < len(segs) else ("pau", end, end)
-    if prev[0] == "pau":
+    pause = next(iter(pauses))
+    prev = segs[i0 - 1] if i0 > 0 else (pause, start, start)
+    nxt = segs[i1 + 1] if i1 + 1 < len(segs) else (pause, end, end)
+    if prev[0] in pauses:
         start -= min(PAUSE_REACH_BEFORE, prev[2] - prev[1])
-    if nxt[0] == "pau":
+    if nxt[0] in pauses:
         end += min(PAUSE_REACH_AFTER, nxt[2] - nxt[1])
-    elif nxt[0] in VOWELS:
+    elif nxt[0] in vowels:
         end -= END_BEFORE_VOWEL
     onset = None
-    if prev[0] != "pau":
-        if segs[i0][0] in VOWELS:
+    if prev[0] not in pauses:
+        if segs[i0][0] in vowels:
             onset = "vowel"
-        elif segs[i0][0] in VOICELESS and prev[0] not in VOICELESS:
+        elif segs[i0][0] in voiceless and prev[0] not in voiceless:
             onset = "voiceless"
     return start, end, onset
 
@@ -165,3 +167,78 @@ def make_voice_clips(workdir, rate, log):
             clips[cid] = audio.finish_voice_clip(x[i0:i1], rate,
                                                  vowel_onset=(onset == "vowel"))
     return clips
+
+
+# Festival voices for the other languages: (voice function, text encoding, pause phones,
+# vowels, voiceless consonants).  The Russian voice reads UTF-8; the Italian one Latin-1.
+_RU_VOWELS = {"a", "e", "i", "o", "u", "y", "aa", "ae", "ee", "ii", "oo", "uu", "yy", "ay", "ey"}
+_IT_VOWELS = {"a", "e", "i", "o", "u", "a1", "e1", "i1", "o1", "u1", "E", "O", "E1", "O1"}
+LANG_VOICES = {
+    "en-GB": ("voice_cmu_us_slt_arctic_hts", "utf-8", ({"pau"}, VOWELS, VOICELESS)),
+    "ru": ("voice_msu_ru_nsh_clunits", "utf-8",
+           ({"pau"}, _RU_VOWELS, {"p", "t", "k", "f", "s", "sh", "ch", "h", "pp", "tt", "kk",
+                                  "ff", "ss", "sch", "c", "hh"})),
+    "it": ("voice_lp_diphone", "latin-1",
+           ({"#", "_"}, _IT_VOWELS, {"p", "t", "k", "f", "s", "S", "ts", "tS"})),
+}
+
+
+def make_lang_clips(tag, candidates, workdir, rate, log):
+    """{clip id: float array at `rate`}, {clip id: (words, index)} for a language.
+
+    Each word is cut, at festival's word timings, from the best of its candidate phrases
+    (lang_carriers.carriers) that festival tokenises into the same words; the phrases are
+    spoken in batches, one festival run per round.
+    """
+    voice, encoding, phones = LANG_VOICES[tag]
+    pending = {w: list(c) for w, c in candidates.items()}
+    clips, used = {}, {}
+    round_no = 0
+    while pending:
+        round_no += 1
+        texts = []
+        want = {}
+        for w, cands in pending.items():
+            if not cands:
+                raise RuntimeError(f"festival: no phrase of {tag} could be aligned for {w!r}")
+            (_, _, _, words, _), i = cands[0]
+            text = " ".join(words)
+            if text not in texts:
+                texts.append(text)
+            want[w] = (texts.index(text), list(words), i)
+        lines = [f"({voice})", _SCHEME_HELPERS]
+        for n, text in enumerate(texts):
+            wav = os.path.join(workdir, f"{tag}-{round_no}-{n:03d}.wav")
+            lines.append(f"(tc-phrase {n} {_scheme_string(text)} {_scheme_string(wav)})")
+        script = os.path.join(workdir, f"{tag}-{round_no}.scm")
+        with open(script, "w", encoding=encoding) as f:
+            f.write("\n".join(lines) + "\n")
+        log(f"festival ({voice}): round {round_no}, {len(texts)} phrases")
+        out = audio.run(["festival", "--batch", script]).decode(encoding, "replace")
+        phrases = _parse(out)
+        loaded = {}
+        for w, (n, words, i) in sorted(want.items()):
+            info = phrases.get(n)
+            ok = info is not None and [_strip_punct(t["name"]) for t in info["tokens"]] == \
+                [_strip_punct(t) for t in words] and all(t["words"] for t in info["tokens"])
+            if ok:
+                if n not in loaded:
+                    loaded[n] = audio.load_resampled(
+                        os.path.join(workdir, f"{tag}-{round_no}-{n:03d}.wav"), rate)
+                x = loaded[n]
+                t0, t1, onset = _window(info, i, i, phones)
+                i0 = max(0, int(round(t0 * rate)))
+                i1 = min(len(x), int(round(t1 * rate)))
+                if onset == "vowel":
+                    i0 = audio.skip_to_vowel_onset(x[:i1], rate, i0)
+                elif onset == "voiceless":
+                    i0 = audio.skip_voiced_murmur(x[:i1], rate, i0)
+                if i1 - i0 > rate // 50:
+                    clips[w] = audio.finish_voice_clip(x[i0:i1], rate, vowel_onset=(onset == "vowel"))
+                    used[w] = (tuple(words), i)
+                    del pending[w]
+                    continue
+            got = [t["name"] for t in info["tokens"]] if info else None
+            log(f"festival: {' '.join(words)!r} tokenised as {got}; trying another phrase for {w!r}")
+            pending[w].pop(0)
+    return clips, used

@@ -15,8 +15,15 @@ public struct Config: Hashable, Sendable {
     public var zone: Zone?
     /// ALSA device name.
     public var device: String = "default"
-    /// A pack name under the packs directory, or a path to a pack.
-    public var pack: String = "default"
+    /// The pack the file or the command line chose (a name under the packs directory, or a
+    /// path); nil: the language's own pack.
+    public var chosenPack: String?
+    /// The pack spoken with: the chosen one, else the language's own (`SpokenLanguages.defaultPack`:
+    /// "default" for en-US, the tag for the others, e.g. "de").
+    public var pack: String {
+        get { chosenPack ?? SpokenLanguages.defaultPack(of: language) }
+        set { chosenPack = newValue }
+    }
     /// Where `pack` was set ("FILE: line N"), for errors about a pack that is not found; nil for
     /// the default or a command-line `--pack`.
     public var packOrigin: String?
@@ -611,7 +618,8 @@ extension Config {
         device = "default"
 
         # Sound pack: a pack name under the packs directory, or a path to a pack directory.
-        pack = "default"
+        # Default: the language's own pack ("default" for en-US, "de" for de, ...).
+        # pack = "default"
 
         # How often to speak: "quarter" (every 15 minutes), "half" or "hour".
         interval = "quarter"

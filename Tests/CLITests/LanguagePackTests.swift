@@ -1,0 +1,114 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// The language packs committed under Sounds/ (made by `scripts/make-pack --language TAG`): each
+/// passes `check` for its language in every phrasing it declares, `say` renders audio with it, and
+/// a language with no `pack` set picks its own pack by name.
+final class LanguagePackTests: XCTestCase {
+    /// Packs the repository must carry (their voices' licences allow redistribution; see README).
+    static let required = ["en-GB", "ru"]
+
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FixturePack.temporaryDirectory("language-packs")
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(at: dir) }
+
+    struct Pack {
+        var url: URL
+        var language: String
+        var phrasings: [String]
+    }
+
+    /// Every pack in Sounds/ other than the en-US default, tracked or built locally.
+    static func languagePacks() throws -> [Pack] {
+        let sounds = BinaryRunner.packageRoot.appendingPathComponent("Sounds")
+        var packs: [Pack] = []
+        for name in try FileManager.default.contentsOfDirectory(atPath: sounds.path).sorted() where name != "default" {
+            let url = sounds.appendingPathComponent(name)
+            guard let data = FileManager.default.contents(atPath: url.appendingPathComponent("pack.json").path),
+                let manifest = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+            else { continue }
+            let language = manifest["language"] as? String ?? "en-US"
+            packs.append(Pack(url: url, language: language, phrasings: manifest["phrasings"] as? [String] ?? []))
+        }
+        return packs
+    }
+
+    func testTheRequiredPacksAreThereAndSpeakTheirOwnLanguage() throws {
+        let packs = try Self.languagePacks()
+        for tag in Self.required {
+            guard let pack = packs.first(where: { $0.url.lastPathComponent == tag }) else {
+                XCTFail("Sounds/\(tag) is missing: regenerate it with scripts/make-pack --language \(tag)")
+                continue
+            }
+            XCTAssertEqual(pack.language, tag, "Sounds/\(tag)/pack.json must declare \"language\": \"\(tag)\"")
+            XCTAssertTrue(pack.phrasings.contains("casual") && pack.phrasings.contains("24h"), "\(tag): \(pack.phrasings)")
+        }
+    }
+
+    /// `check` proves all 1,440 minutes in each declared phrasing, with no problem and no loudness
+    /// warning (make-pack brings every word to one level).
+    func testEveryLanguagePackPassesCheckInEveryDeclaredPhrasing() throws {
+        let packs = try Self.languagePacks()
+        XCTAssertGreaterThanOrEqual(packs.count, Self.required.count)
+        for pack in packs {
+            let r = try BinaryRunner.run(
+                ["check", "--pack", pack.url.path, "--language", pack.language, "--device", "null"], timeout: 120)
+            XCTAssertEqual(r.status, 0, "\(pack.language): \(r.stdout)\(r.stderr)")
+            let minutes = 1440 * pack.phrasings.count
+            let said = "all \(minutes) minutes can be said (\(pack.language): \(pack.phrasings.joined(separator: ", ")))."
+            XCTAssertTrue(r.stdout.contains(said), "\(pack.language): expected '\(said)' in\n\(r.stdout)")
+            XCTAssertFalse(r.stdout.contains("problem:"), r.stdout)
+            XCTAssertFalse(r.stdout.contains("warning:"), r.stdout)
+        }
+    }
+
+    /// `say --output` renders the phrase with the pack; left to choose, the language takes its own
+    /// pack (Sounds/TAG of this checkout) and renders the same samples.
+    func testSayRendersAudioWithEachLanguagePackAndPicksItByLanguage() throws {
+        for pack in try Self.languagePacks() {
+            for phrasing in pack.phrasings {
+                let explicit = dir.appendingPathComponent("\(pack.language)-\(phrasing).wav")
+                let args = ["say", "--local", "--language", pack.language, "--phrasing", phrasing, "--at", "15:45", "--chime", "none"]
+                let r = try BinaryRunner.run(args + ["--pack", pack.url.path, "--output", explicit.path])
+                XCTAssertEqual(r.status, 0, "\(pack.language) \(phrasing): \(r.stderr)")
+                let samples = try Self.samples(explicit)
+                // A phrase of two or more words: well over half a second of audio, and not silence.
+                XCTAssertGreaterThan(samples.count, 22050 / 2, "\(pack.language) \(phrasing)")
+                let rms = (samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(samples.count, 1))).squareRoot()
+                XCTAssertGreaterThan(rms, 300, "\(pack.language) \(phrasing): the rendering is (nearly) silent")
+
+                let byLanguage = dir.appendingPathComponent("\(pack.language)-\(phrasing)-default.wav")
+                let d = try BinaryRunner.run(args + ["--output", byLanguage.path], environment: ["XDG_DATA_HOME": dir.path])
+                XCTAssertEqual(d.status, 0, "\(pack.language) \(phrasing) with no --pack: \(d.stderr)")
+                if pack.url.lastPathComponent == pack.language {
+                    XCTAssertEqual(
+                        try Data(contentsOf: byLanguage), try Data(contentsOf: explicit),
+                        "\(pack.language): with no pack set, the language's own pack speaks")
+                }
+            }
+        }
+    }
+
+    /// 16-bit PCM samples of a WAV written by `say --output` (the data chunk).
+    static func samples(_ url: URL) throws -> [Int16] {
+        let data = try Data(contentsOf: url)
+        var offset = 12
+        while offset + 8 <= data.count {
+            let id = String(decoding: data[offset..<offset + 4], as: UTF8.self)
+            let size = data[offset + 4..<offset + 8].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+            if id == "data" {
+                let body = data[offset + 8..<min(data.count, offset + 8 + size)]
+                return stride(from: body.startIndex, to: body.endIndex - 1, by: 2).map {
+                    Int16(bitPattern: UInt16(body[$0]) | UInt16(body[$0 + 1]) << 8)
+                }
+            }
+            offset += 8 + size + (size & 1)
+        }
+        throw CocoaError(.fileReadCorruptFile)
+    }
+}
