@@ -94,6 +94,47 @@ final class LanguagePackTests: XCTestCase {
         }
     }
 
+    /// The packs the repository does not carry (their voices are GPL; see README) are built on the
+    /// user's machine by `scripts/make-pack --language TAG`, as `scripts/install --language-packs`
+    /// does. Polish (espeak-ng, word cuts at the synth callback's word events; the language with the
+    /// most word forms) is built here from scratch and must pass `check` in both phrasings and name
+    /// its voice in the provenance README. Needs espeak-ng's library and data (`install-deps --test`).
+    func testAnUncommittedPackIsBuiltOnThisMachineAndPassesCheck() throws {
+        let out = dir.appendingPathComponent("pl")
+        let make = try Self.makePack(["--language", "pl", "--out", out.path, "--binary", BinaryRunner.binary.path])
+        XCTAssertEqual(make.status, 0, "make-pack --language pl: \(make.log)")
+        let r = try BinaryRunner.run(["check", "--pack", out.path, "--language", "pl", "--device", "null"], timeout: 120)
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("all 2880 minutes can be said (pl: casual, 24h)."), r.stdout)
+        XCTAssertFalse(r.stdout.contains("problem:"), r.stdout)
+        let readme = try String(contentsOf: out.appendingPathComponent("README.md"), encoding: .utf8)
+        XCTAssertTrue(readme.contains("espeak-ng"), "the pack's README names its engine:\n\(readme.prefix(600))")
+        // Words the Polish grammar needs and no other language has: the feminine ordinal genitive after
+        // "wpół do" and the locative after "po" (LANGUAGES.md, Polish).
+        for clip in ["wpół", "do", "trzeciej", "po"] {
+            let found = try FileManager.default.contentsOfDirectory(atPath: out.appendingPathComponent("voice").path)
+                .contains { $0.hasPrefix(clip + ".") }
+            XCTAssertTrue(found, "voice/\(clip).flac is missing from the built pack")
+        }
+    }
+
+    /// `scripts/make-pack ARGS` under timeout(1) (10 minutes), its stdout and stderr in one log file.
+    static func makePack(_ arguments: [String]) throws -> (status: Int32, log: String) {
+        let log = FixturePack.temporaryDirectory("make-pack-log").appendingPathComponent("log")
+        defer { try? FileManager.default.removeItem(at: log.deletingLastPathComponent()) }
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
+        process.arguments = ["600", BinaryRunner.packageRoot.appendingPathComponent("scripts/make-pack").path] + arguments
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        process.waitUntilExit()
+        try handle.close()
+        return (process.terminationStatus, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+    }
+
     /// 16-bit PCM samples of a WAV written by `say --output` (the data chunk).
     static func samples(_ url: URL) throws -> [Int16] {
         let data = try Data(contentsOf: url)
