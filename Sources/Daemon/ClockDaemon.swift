@@ -436,7 +436,7 @@ public final class ClockDaemon {
         case .skip(_, let local, let reason):
             scheduler.recordSkipped(decision)
             let level: Logger.Level = reason == .stale ? .warning : .info
-            logger.log(level: level, "skipped", metadata: ["boundary": "\(local.rfc3339)", "reason": "\(reason.rawValue)", "late_s": "\(String(format: "%.3f", now - Double(boundary)))"])
+            logger.log(level: level, "skipped", metadata: ["boundary": "\(local.rfc3339)", "reason": "\(reason.rawValue)", "late_s": "\(Format.fixed(now - Double(boundary), 3))"])
             last = LastAnnouncement(boundary: boundary, text: "", result: "skipped: \(reason.rawValue)", onsetErrorMs: nil)
             mqtt?.publish(event: AnnouncementEvent(.skipped, boundary: local.rfc3339, reason: reason.rawValue))
             statusChanged()
@@ -494,7 +494,7 @@ public final class ClockDaemon {
             if fitted.dropped > 0 {
                 logger.notice("woke too late for the whole chime", metadata: [
                     "boundary": "\(local.rfc3339)", "strikes_left_out": "\(fitted.dropped)",
-                    "chime_needs_s": "\(String(format: "%.1f", Double(timeline.anchorFrame) / Double(timeline.format.sampleRate)))",
+                    "chime_needs_s": "\(Format.fixed(Double(timeline.anchorFrame) / Double(timeline.format.sampleRate), 1))",
                     "hint": "trigger earlier, e.g. 30 s before the boundary",
                 ])
                 timeline = fitted.timeline
@@ -643,7 +643,7 @@ public final class ClockDaemon {
             result = "spoke"
             var meta: Logger.Metadata = ["text": "\(current.text)"]
             if let b = current.boundary { meta["boundary"] = "\(CivilTime.local(b, in: zone()).rfc3339)" }
-            if let onset { meta["onset_error_ms"] = "\(String(format: "%.3f", onset))" }
+            if let onset { meta["onset_error_ms"] = "\(Format.fixed(onset, 3))" }
             logger.info("spoke", metadata: meta)
         }
         last = LastAnnouncement(boundary: current.boundary, text: current.text, result: result, onsetErrorMs: onset)
@@ -668,7 +668,7 @@ public final class ClockDaemon {
             } else if interrupted {
                 resolveWaiters(b, .error("announcement of \(at) cut before it ended (skip, mute or stop)", kind: .muted))
             } else {
-                resolveWaiters(b, .ok("spoke \(at) \"\(current.text)\"" + (onset.map { String(format: " (onset %+.3f ms)", $0) } ?? "")))
+                resolveWaiters(b, .ok("spoke \(at) \"\(current.text)\"" + (onset.map { " (onset \(Format.fixed($0, 3, sign: true)) ms)" } ?? "")))
             }
         }
         if !options.oneShot && !stopping { warmUp() }
@@ -837,7 +837,7 @@ public final class ClockDaemon {
         let boundary = scheduler.nextBoundary(after: now - scheduler.config.lateLimit, in: zone)
         let local = CivilTime.local(boundary, in: zone)
         let wait = Double(boundary) - now
-        logger.info("trigger", metadata: ["boundary": "\(local.rfc3339)", "wait_s": "\(String(format: "%.1f", wait))"])
+        logger.info("trigger", metadata: ["boundary": "\(local.rfc3339)", "wait_s": "\(Format.fixed(wait, 1))"])
         if playing?.boundary == boundary || armed == boundary {
             guard let waiter else { return .ok("already announcing \(local.rfc3339)") }
             waiters.append((boundary, waiter))
@@ -854,7 +854,7 @@ public final class ClockDaemon {
         } else {
             arm(boundary)
         }
-        return waiter == nil ? .ok("announcing \(local.rfc3339) in \(String(format: "%.1f", max(0, wait))) s") : nil
+        return waiter == nil ? .ok("announcing \(local.rfc3339) in \(Format.fixed(max(0, wait), 1)) s") : nil
     }
 
     /// Reloads the config and the pack. The pack is decoded on a thread of its own (a large pack
@@ -941,7 +941,7 @@ public final class ClockDaemon {
         parts.append("mute \(scheduler.state.mute.resolved(at: Int(options.clock.now())).description(in: z))")
         if scheduler.skipNext { parts.append("skip pending (the next announcement is left out; 'unskip' takes it back)") }
         if let stateWarning { parts.append("warning: \(stateWarning)") }
-        if let last { parts.append("last \(last.result)" + (last.onsetErrorMs.map { String(format: " (onset %+.3f ms)", $0) } ?? "")) }
+        if let last { parts.append("last \(last.result)" + (last.onsetErrorMs.map { " (onset \(Format.fixed($0, 3, sign: true)) ms)" } ?? "")) }
         parts.append("device \(scheduler.config.device)")
         parts.append("pack \(pack.name)")
         return parts.joined(separator: "; ")

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import Logging
 import MQTT
@@ -176,7 +176,7 @@ final class MQTTRoom {
             // Once per failure: the backoff doubles up to a minute, so at most ~60 lines an hour.
             logger.warning(
                 "mqtt not connected",
-                metadata: ["error": "\(error.description)", "retry_s": "\(String(format: "%.0f", retry))"])
+                metadata: ["error": "\(error.description)", "retry_s": "\(Format.fixed(retry, 0))"])
         }
     }
 

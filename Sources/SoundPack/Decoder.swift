@@ -1,5 +1,12 @@
 import CSndfile
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import TalkingClockCore
 
 /// Decoded audio of one clip: interleaved float samples in [-1, 1].
@@ -82,7 +89,7 @@ public enum ClipDecoder {
             let seconds = Double(frames) / Double(rate)
             throw PackError(
                 .tooLong, clip: clip,
-                "Clip '\(clip)' (\(path)) is \(String(format: "%.1f", seconds)) s long by its header; clips may be at most \(maxSeconds) s. Trim it (or re-encode it if its header is damaged).")
+                "Clip '\(clip)' (\(path)) is \(Format.fixed(seconds, 1)) s long by its header; clips may be at most \(maxSeconds) s. Trim it (or re-encode it if its header is damaged).")
         }
         return ClipInfo(frames: frames, format: StreamFormat(sampleRate: rate, channels: channels))
     }

@@ -1,4 +1,11 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import TalkingClockCore
 
 /// A loaded sound pack: its manifest, and its clips decoded on first use and converted to one
@@ -23,8 +30,8 @@ public final class SoundPack {
     /// use fails): `check` loads this way to report every broken clip, not only the first.
     public init(directory: URL, scan: Bool = true, keepingBrokenClips: Bool = false) throws(PackError) {
         let dir = directory.standardizedFileURL
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: dir.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+        var isDirectory = false
+        guard FileManager.default.fileExists(atPath: dir.path, isDirectory: &isDirectory), isDirectory else {
             throw PackError(.notADirectory, "Sound pack directory \(dir.path) does not exist; pass --pack with a directory that contains pack.json.")
         }
         let manifestURL = dir.appendingPathComponent(PackManifest.fileName)
