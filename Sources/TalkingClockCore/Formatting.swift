@@ -65,3 +65,17 @@ public final class PlainLock: @unchecked Sendable {
         return try body()
     }
 }
+
+extension StringProtocol {
+    /// Without leading and trailing spaces and tabs: `trimmingCharacters(in: .whitespaces)`
+    /// (Unicode space separators and U+0009, not newlines) without full Foundation.
+    public func trimmingWhitespace() -> String {
+        func blank(_ c: Character) -> Bool {
+            c.unicodeScalars.allSatisfy { $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }
+        }
+        guard let first = firstIndex(where: { !blank($0) }), let last = lastIndex(where: { !blank($0) }) else {
+            return ""
+        }
+        return String(self[first...last])
+    }
+}

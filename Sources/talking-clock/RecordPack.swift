@@ -227,7 +227,7 @@ struct Session {
         guard let line = readLine(strippingNewline: true) else { return nil }
         // A terminal echoes the Enter; scripted input does not, so end the prompt's line here.
         if isatty(STDIN_FILENO) == 0 { print("") }
-        return line.trimmingCharacters(in: .whitespaces).lowercased()
+        return line.trimmingWhitespace().lowercased()
     }
 
     mutating func record(_ word: String, number: Int, of total: Int) throws -> WordOutcome {

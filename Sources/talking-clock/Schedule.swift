@@ -205,7 +205,7 @@ struct Schedule: ParsableCommand {
         /// A JSON string's content: the phrases hold no control characters, but may hold any letter.
         static func escaped(_ text: String) -> String {
             text.contains(where: { $0 == "\"" || $0 == "\\" })
-                ? text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") : text
+                ? text.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") : text
         }
     }
 }

@@ -46,6 +46,13 @@ final class TextFormatTests: XCTestCase {
         XCTAssertEqual(Format.parentDirectory(of: "//"), "/")
     }
 
+    func testTrimmingWhitespaceMatchesFoundation() {
+        let texts = ["", " ", "\t a b \t", "\u{00A0}x\u{2003}", "\nx\n", " 10% ", "é ", "\u{3000}全角\u{3000}", "a"]
+        for t in texts {
+            XCTAssertEqual(t.trimmingWhitespace(), t.trimmingCharacters(in: .whitespaces), t.debugDescription)
+        }
+    }
+
     func testPlainLockExcludes() {
         final class Box: @unchecked Sendable { var n = 0 }
         let lock = PlainLock()
