@@ -469,7 +469,7 @@ public final class ClockDaemon {
         guard !timeline.items.isEmpty else {
             return failBeforeStart(boundary, local, "nothing to play (voice off and no chime)", status: .muted)
         }
-        var pcm = Mixer.render(timeline, gain: gain) { [pack] in (try? pack.audio($0).samples) ?? [] }
+        var pcm = Mixer.render(timeline, gain: gain, clips: { [pack] in try? pack.audio($0).storage })
         let sink: ALSASink
         do { sink = try openSink(format: timeline.format) } catch {
             return failBeforeStart(boundary, local, error.description, status: .deviceError)
@@ -498,7 +498,7 @@ public final class ClockDaemon {
                     "hint": "trigger earlier, e.g. 30 s before the boundary",
                 ])
                 timeline = fitted.timeline
-                pcm = Mixer.render(timeline, gain: gain) { [pack] in (try? pack.audio($0).samples) ?? [] }
+                pcm = Mixer.render(timeline, gain: gain, clips: { [pack] in try? pack.audio($0).storage })
             }
         }
         // Clip results are summarised from the session when it ends (finished, cut, or the device error).

@@ -18,6 +18,7 @@ public final class SoundPack {
     /// The format every clip is converted to.
     public let format: StreamFormat
     private var cache: [String: ClipAudio] = [:]
+    private var cacheByFile: [String: ClipAudio] = [:]
 
     public var name: String { manifest.name }
     public var clipIds: Set<String> { Set(manifest.clips.keys) }
@@ -76,9 +77,19 @@ public final class SoundPack {
     /// The decoded clip in the pack's stream format (decoded once, then cached).
     public func audio(_ clip: String) throws(PackError) -> ClipAudio {
         if let cached = cache[clip] { return cached }
-        let decoded = try ClipDecoder.decode(path: try path(of: clip), clip: clip)
-        let converted = Conversion.convert(decoded, to: format)
+        let file = try path(of: clip)
+        // Ids that share a file (a bell that is also "chime") share one decoded copy.
+        if let other = cacheByFile[file] {
+            cache[clip] = other
+            return other
+        }
+        let decoded = try ClipDecoder.decode(path: file, clip: clip)
+        var converted = Conversion.convert(decoded, to: format)
+        if case .float(let samples) = converted.storage, decoded.format != format {
+            converted.storage = .compact(samples)  // e.g. mono duplicated to stereo stays 16-bit
+        }
         cache[clip] = converted
+        cacheByFile[file] = converted
         return converted
     }
 

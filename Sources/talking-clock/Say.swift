@@ -81,7 +81,7 @@ struct Say: ParsableCommand {
             return
         }
         let timeline = try Support.timeline(plan, pack: pack)
-        let pcm = Mixer.render(timeline, gain: Float(settings.volume) / 100) { (try? pack.audio($0).samples) ?? [] }
+        let pcm = Mixer.render(timeline, gain: Float(settings.volume) / 100, clips: { try? pack.audio($0).storage })
         if let output {
             do throws(FileOutput.Failure) { try FileOutput.write(WAV.encode(pcm, format: timeline.format), to: output) } catch {
                 throw CLIError(.cannotWrite, error.description)
