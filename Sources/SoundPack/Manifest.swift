@@ -171,7 +171,7 @@ public struct PackManifest: Hashable, Sendable, Decodable {
         }
         var text = detail.hasSuffix(".") ? String(detail.dropLast()) : detail
         // "around character N" (a byte offset from 0) → line and column.
-        if let range = text.range(of: "around character "), let offset = Int(text[range.upperBound...]),
+        if let range = text.firstRange(of: "around character "), let offset = Int(text[range.upperBound...]),
             offset <= data.count
         {
             let before = [UInt8](data.prefix(offset))
