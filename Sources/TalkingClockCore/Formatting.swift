@@ -23,13 +23,17 @@ public enum Format {
         withVaList(arguments) { first in
             var small = [CChar](repeating: 0, count: 64)
             let needed = Int(vsnprintf(&small, small.count, format, first))
-            if needed < small.count { return String(cString: small) }
+            if needed < small.count { return text(small) }
             return withVaList(arguments) { again in
                 var big = [CChar](repeating: 0, count: needed + 1)
                 _ = vsnprintf(&big, big.count, format, again)
-                return String(cString: big)
+                return text(big)
             }
         }
+    }
+
+    private static func text(_ chars: [CChar]) -> String {
+        String(decoding: chars.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The directory part of `path`, as NSString's `deletingLastPathComponent`: "/a/b" → "/a",
