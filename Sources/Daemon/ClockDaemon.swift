@@ -1,6 +1,6 @@
 import ALSAOutput
 import CLinux
-import Foundation
+import FoundationEssentials
 import Glibc
 import Logging
 import Playback
@@ -511,7 +511,7 @@ public final class ClockDaemon {
         case .skip(_, let local, let reason):
             scheduler.recordSkipped(decision)
             let level: Logger.Level = reason == .stale ? .warning : .info
-            logger.log(level: level, "skipped", metadata: ["boundary": "\(local.rfc3339)", "reason": "\(reason.rawValue)", "late_s": "\(String(format: "%.3f", now - Double(boundary)))"])
+            logger.log(level: level, "skipped", metadata: ["boundary": "\(local.rfc3339)", "reason": "\(reason.rawValue)", "late_s": "\(Format.fixed(now - Double(boundary), 3))"])
             last = LastAnnouncement(boundary: boundary, text: "", result: "skipped: \(reason.rawValue)", onsetErrorMs: nil)
             mqtt?.publish(event: AnnouncementEvent(.skipped, boundary: local.rfc3339, reason: reason.rawValue))
             statusChanged()
@@ -547,7 +547,7 @@ public final class ClockDaemon {
         guard !timeline.items.isEmpty else {
             return failBeforeStart(boundary, local, "nothing to play (voice off and no chime)", status: .muted)
         }
-        var pcm = Mixer.render(timeline, gain: gain) { [pack] in (try? pack.audio($0).samples) ?? [] }
+        var pcm = Mixer.render(timeline, gain: gain, clips: { [pack] in try? pack.audio($0).storage })
         let sink: ALSASink
         do { sink = try openSink(format: timeline.format) } catch {
             return failBeforeStart(boundary, local, error.description, status: .deviceError)
@@ -572,11 +572,11 @@ public final class ClockDaemon {
             if fitted.dropped > 0 {
                 logger.notice("woke too late for the whole chime", metadata: [
                     "boundary": "\(local.rfc3339)", "strikes_left_out": "\(fitted.dropped)",
-                    "chime_needs_s": "\(String(format: "%.1f", Double(timeline.anchorFrame) / Double(timeline.format.sampleRate)))",
+                    "chime_needs_s": "\(Format.fixed(Double(timeline.anchorFrame) / Double(timeline.format.sampleRate), 1))",
                     "hint": "trigger earlier, e.g. 30 s before the boundary",
                 ])
                 timeline = fitted.timeline
-                pcm = Mixer.render(timeline, gain: gain) { [pack] in (try? pack.audio($0).samples) ?? [] }
+                pcm = Mixer.render(timeline, gain: gain, clips: { [pack] in try? pack.audio($0).storage })
             }
         }
         // Clip results are summarised from the session when it ends (finished, cut, or the device error).
@@ -721,7 +721,7 @@ public final class ClockDaemon {
             result = "spoke"
             var meta: Logger.Metadata = ["text": "\(current.text)"]
             if let b = current.boundary { meta["boundary"] = "\(CivilTime.local(b, in: zone()).rfc3339)" }
-            if let onset { meta["onset_error_ms"] = "\(String(format: "%.3f", onset))" }
+            if let onset { meta["onset_error_ms"] = "\(Format.fixed(onset, 3))" }
             logger.info("spoke", metadata: meta)
         }
         last = LastAnnouncement(boundary: current.boundary, text: current.text, result: result, onsetErrorMs: onset)
@@ -746,7 +746,7 @@ public final class ClockDaemon {
             } else if interrupted {
                 resolveWaiters(b, .error("announcement of \(at) cut before it ended (skip, mute or stop)", kind: .muted))
             } else {
-                resolveWaiters(b, .ok("spoke \(at) \"\(current.text)\"" + (onset.map { String(format: " (onset %+.3f ms)", $0) } ?? "")))
+                resolveWaiters(b, .ok("spoke \(at) \"\(current.text)\"" + (onset.map { " (onset \(Format.fixed($0, 3, sign: true)) ms)" } ?? "")))
             }
         }
         if !options.oneShot && !stopping { warmUp() }
@@ -889,22 +889,22 @@ public final class ClockDaemon {
     /// past by at most `late-limit` is spoken at once (the reply says how late); further past, or
     /// more than `ControlRequest.sayAtHorizon` ahead, it is refused.
     private func sayAt(_ instant: Double, now: Double) -> ControlReply {
-        let at = FixedDecimal.text(instant, places: 3)
+        let at = Format.fixed(instant, 3)
         let ahead = instant - now
         logger.info(
             "say at",
             metadata: [
-                "instant": "\(at)", "ahead_s": "\(FixedDecimal.text(ahead, places: 3))",
-                "received": "\(FixedDecimal.text(WallClock.now(), places: 6))",
+                "instant": "\(at)", "ahead_s": "\(Format.fixed(ahead, 3))",
+                "received": "\(Format.fixed(WallClock.now(), 6))",
             ])
         guard ahead <= ControlRequest.sayAtHorizon else {
             return .error(
-                "say at \(at) is \(FixedDecimal.text(ahead, places: 1)) s ahead, more than \(Int(ControlRequest.sayAtHorizon)) s; send it closer to the instant (say --everywhere picks the next whole second at least 0.5 s away)",
+                "say at \(at) is \(Format.fixed(ahead, 1)) s ahead, more than \(Int(ControlRequest.sayAtHorizon)) s; send it closer to the instant (say --everywhere picks the next whole second at least 0.5 s away)",
                 kind: .usage)
         }
         guard -ahead <= scheduler.config.lateLimit else {
             return .error(
-                "say at \(at) arrived \(FixedDecimal.text(-ahead, places: 3)) s after its instant, more than late-limit (\(FixedDecimal.text(scheduler.config.lateLimit, places: 1)) s); nothing spoken. Check that this machine's clock is synchronised (chronyc tracking) and the broker is reachable",
+                "say at \(at) arrived \(Format.fixed(-ahead, 3)) s after its instant, more than late-limit (\(Format.fixed(scheduler.config.lateLimit, 1)) s); nothing spoken. Check that this machine's clock is synchronised (chronyc tracking) and the broker is reachable",
                 kind: .stale)
         }
         if let current = playing {
@@ -927,8 +927,8 @@ public final class ClockDaemon {
             return .error("failed: \(failure.reason)", kind: Self.errorKind(for: failure.status))
         }
         let text = Phrase.forTime(hour: local.hour, minute: local.minute, style: style.phrase).text
-        if ahead > 0 { return .ok("speaking \"\(text)\" at \(at) (in \(FixedDecimal.text(ahead, places: 3)) s)") }
-        return .ok("speaking \"\(text)\" now, \(FixedDecimal.text(-ahead, places: 3)) s late (say at \(at) arrived after its instant)")
+        if ahead > 0 { return .ok("speaking \"\(text)\" at \(at) (in \(Format.fixed(ahead, 3)) s)") }
+        return .ok("speaking \"\(text)\" now, \(Format.fixed(-ahead, 3)) s late (say at \(at) arrived after its instant)")
     }
 
     /// The reply kind whose exit status is `status` (`ControlErrorKind.exitStatus` read backwards);
@@ -964,7 +964,7 @@ public final class ClockDaemon {
         let boundary = scheduler.nextBoundary(after: now - scheduler.config.lateLimit, in: zone)
         let local = CivilTime.local(boundary, in: zone)
         let wait = Double(boundary) - now
-        logger.info("trigger", metadata: ["boundary": "\(local.rfc3339)", "wait_s": "\(String(format: "%.1f", wait))"])
+        logger.info("trigger", metadata: ["boundary": "\(local.rfc3339)", "wait_s": "\(Format.fixed(wait, 1))"])
         if playing?.boundary == boundary || armed == boundary {
             guard let waiter else { return .ok("already announcing \(local.rfc3339)") }
             waiters.append((boundary, waiter))
@@ -981,7 +981,7 @@ public final class ClockDaemon {
         } else {
             arm(boundary)
         }
-        return waiter == nil ? .ok("announcing \(local.rfc3339) in \(String(format: "%.1f", max(0, wait))) s") : nil
+        return waiter == nil ? .ok("announcing \(local.rfc3339) in \(Format.fixed(max(0, wait), 1)) s") : nil
     }
 
     /// Reloads the config and the pack. The pack is decoded on a thread of its own (a large pack
@@ -1096,7 +1096,7 @@ public final class ClockDaemon {
         parts.append("mute \(scheduler.state.mute.resolved(at: Int(options.clock.now())).description(in: z))")
         if scheduler.skipNext { parts.append("skip pending (the next announcement is left out; 'unskip' takes it back)") }
         if let stateWarning { parts.append("warning: \(stateWarning)") }
-        if let last { parts.append("last \(last.result)" + (last.onsetErrorMs.map { String(format: " (onset %+.3f ms)", $0) } ?? "")) }
+        if let last { parts.append("last \(last.result)" + (last.onsetErrorMs.map { " (onset \(Format.fixed($0, 3, sign: true)) ms)" } ?? "")) }
         parts.append("device \(scheduler.config.device)")
         parts.append("pack \(pack.name)")
         return parts.joined(separator: "; ")

@@ -1,4 +1,11 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The daemon's notion of "now": the real wall clock, shifted by `--clock-offset`, or a
 /// simulated clock (`--fake-clock START --clock-rate R`) that runs R times faster than real time.

@@ -1,5 +1,5 @@
 import CLinux
-import Foundation
+import FoundationEssentials
 import Glibc
 import TalkingClockCore
 
@@ -84,7 +84,7 @@ public final class ControlServer {
         self.handler = handler
         // A relative path is read in the working directory; a bare name ("rel.sock") has no
         // directory part, so the directory is derived from the absolute path.
-        let dir = ((path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path) as NSString).deletingLastPathComponent
+        let dir = Format.parentDirectory(of: path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path)
         try Self.preparePrivateDirectory(dir)
         if FileManager.default.fileExists(atPath: path) {
             if ControlClient.isListening(path) {

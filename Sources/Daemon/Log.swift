@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import Logging
 
@@ -73,11 +73,14 @@ public struct JournalLogHandler: LogHandler {
 
 /// Writes to stderr with write(2), ignoring failures: Foundation's `FileHandle.write` traps on
 /// EPIPE, and a log reader that went away must never stop the clock.
-public func writeStandardError(_ text: String) {
+public func writeStandardError(_ text: String) { writeAll(2, text) }
+
+/// Writes all of `text` to `fd` with write(2) (retrying short writes and EINTR), ignoring failures.
+public func writeAll(_ fd: Int32, _ text: String) {
     var bytes = Array(text.utf8)
     var offset = 0
     while offset < bytes.count {
-        let n = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
+        let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
         if n > 0 {
             offset += n
         } else if n < 0 && errno == EINTR {

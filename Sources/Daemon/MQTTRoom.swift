@@ -1,5 +1,5 @@
 import CLinux
-import Foundation
+import FoundationEssentials
 import Glibc
 import Logging
 import MQTT
@@ -208,7 +208,7 @@ final class MQTTRoom {
             // Once per failure: the backoff doubles up to a minute, so at most ~60 lines an hour.
             logger.warning(
                 "mqtt not connected",
-                metadata: ["error": "\(error.description)", "retry_s": "\(FixedDecimal.text(retry, places: 1))"])
+                metadata: ["error": "\(error.description)", "retry_s": "\(Format.fixed(retry, 1))"])
         }
     }
 
@@ -219,7 +219,7 @@ final class MQTTRoom {
             // retained config).
             if message.payload == Array("online".utf8), settings.discovery != nil {
                 let delay = Double.random(in: 0...Self.discoveryDelayMax)
-                logger.info("mqtt discovery due", metadata: ["reason": "home assistant online", "delay_s": "\(FixedDecimal.text(delay, places: 3))"])
+                logger.info("mqtt discovery due", metadata: ["reason": "home assistant online", "delay_s": "\(Format.fixed(delay, 3))"])
                 discoveryTimer.arm(after: delay)
             }
             return

@@ -1,5 +1,5 @@
 import CLinux
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// systemd's notification protocol (`sd_notify`): datagrams to `$NOTIFY_SOCKET`. Without

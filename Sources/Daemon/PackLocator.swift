@@ -1,4 +1,11 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import TalkingClockCore
 
 /// Where sound packs are found, so the binary works both from the repository and installed.
@@ -28,8 +35,8 @@ public enum PackLocator {
 
     /// A pack given as a directory path (contains "/" or exists) or as a name.
     public static func locate(_ pack: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> Result<URL, LocateError> {
-        var isDir: ObjCBool = false
-        if pack.contains("/") || (FileManager.default.fileExists(atPath: pack, isDirectory: &isDir) && isDir.boolValue) {
+        var isDir = false
+        if pack.contains("/") || (FileManager.default.fileExists(atPath: pack, isDirectory: &isDir) && isDir) {
             return .success(URL(fileURLWithPath: pack))
         }
         let searched = searchPaths(environment: environment)

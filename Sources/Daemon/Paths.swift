@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Where the user's config, state and packs live (XDG Base Directory spec), all from one home
@@ -39,7 +39,7 @@ public enum UserPaths {
     /// `$XDG_STATE_HOME/talking-clock` (default `~/.local/state`).
     public static func stateDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         let state =
-            base("XDG_STATE_HOME", fallback: ".local/state", environment: environment) ?? NSHomeDirectory()
+            base("XDG_STATE_HOME", fallback: ".local/state", environment: environment) ?? FileManager.default.homeDirectoryForCurrentUser.path
             + "/.local/state"
         return URL(fileURLWithPath: state).appendingPathComponent("talking-clock")
     }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// The single-instance guard: an exclusive `flock` on the state directory itself, held for the

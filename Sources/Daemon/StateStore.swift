@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import Glibc
+import PhraseGrammar
 import TalkingClockCore
 
 /// Saving the state failed; the previous state file (if any) is unchanged unless the message says
@@ -27,7 +28,7 @@ public struct StateStoreError: Error, CustomStringConvertible, Sendable {
         case ENOSPC, EDQUOT: hint = " Free some disk space; talking-clock saves again at the next change."
         case EROFS: hint = " The file system is read-only; set XDG_STATE_HOME to a writable directory."
         case EACCES, EPERM:
-            hint = " Check the owner and permissions of \((path as NSString).deletingLastPathComponent)."
+            hint = " Check the owner and permissions of \(Format.parentDirectory(of: path))."
         case ENOTDIR, EEXIST:
             hint = " Part of the path is not a directory; move it away or set XDG_STATE_HOME to another directory."
         case EISDIR: hint = " \(path) is a directory; move it away (mv \(path) \(path).old)."
@@ -126,7 +127,7 @@ public final class StateStore {
                 return (try JSONDecoder().decode(PersistentState.self, from: Data(data)), nil)
             } catch {
                 reason =
-                    (try? JSONSerialization.jsonObject(with: Data(data))) == nil
+                    (try? JSONTree.parse(data)) == nil
                     ? "it is not valid JSON; it may have been truncated" : "it does not hold a talking-clock state"
             }
         }
@@ -290,7 +291,7 @@ public final class StateStore {
                 throw StateStoreError(path: path, step: "creating the directory \(dir)", code: ENOTDIR)
             }
         case ENOENT:
-            let parent = (dir as NSString).deletingLastPathComponent
+            let parent = Format.parentDirectory(of: dir)
             guard parent != dir, !parent.isEmpty else {
                 throw StateStoreError(path: path, step: "creating the directory \(dir)", code: code)
             }

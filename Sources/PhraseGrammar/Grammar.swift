@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The words for a time of day in one language. `words` are clip ids ("halb", "vier";
 /// "wpół", "do", "czwartej"): lowercase, in the language's own script, compounds written as the

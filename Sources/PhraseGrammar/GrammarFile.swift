@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A language file as written (Languages/README.md describes the format), before its base is
 /// merged in and before it is compiled. Parsing is strict: an unknown key is an error, so a typo
@@ -78,9 +78,9 @@ extension GrammarFile {
     static func parse(_ data: Data, origin: String) throws(GrammarError) -> GrammarFile {
         let object: Any
         do {
-            object = try JSONSerialization.jsonObject(with: data)
+            object = try JSONTree.parse(data)
         } catch {
-            throw GrammarError(.badFile, "Language file \(origin) is not valid JSON (\(error.localizedDescription)).")
+            throw GrammarError(.badFile, "Language file \(origin) is not valid JSON (\(error.description)).")
         }
         var reader = Reader(origin: origin)
         return try reader.file(object)
@@ -269,7 +269,7 @@ struct NumberSet: Equatable {
         members = Array(repeating: false, count: range.upperBound + 1)
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
         for part in parts {
-            let bounds = part.trimmingCharacters(in: .whitespaces).split(
+            let bounds = trimmed(part).split(
                 separator: "-", omittingEmptySubsequences: false)
             guard (1...2).contains(bounds.count), let lo = Int(bounds[0]), let hi = Int(bounds.last!),
                 range.contains(lo), range.contains(hi), lo <= hi
@@ -280,4 +280,14 @@ struct NumberSet: Equatable {
 
     func contains(_ n: Int) -> Bool { n >= 0 && n < members.count && members[n] }
     var count: Int { members.lazy.filter { $0 }.count }
+}
+
+/// `text` without leading and trailing spaces and tabs (trimmingCharacters(in: .whitespaces) is
+/// not in FoundationEssentials).
+private func trimmed(_ text: Substring) -> Substring {
+    let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+    guard let first = text.firstIndex(where: { !blank($0) }), let last = text.lastIndex(where: { !blank($0) }) else {
+        return text[text.endIndex...]
+    }
+    return text[first...last]
 }

@@ -14,19 +14,38 @@ public enum Mixer {
     ///   - gain: linear gain applied to every clip (volume, quiet-hours "lower volume").
     ///   - audio: the clip's samples, already in `timeline.format`.
     public static func render(_ timeline: Timeline, gain: Float = 1, audio: (String) -> [Float]) -> [Int16] {
+        render(timeline, gain: gain, clips: { .float(audio($0)) })
+    }
+
+    /// The same, with clips as stored (16-bit clips are turned into float while they are added:
+    /// the same values as float clips, so the same output).
+    public static func render(_ timeline: Timeline, gain: Float = 1, clips: (String) -> ClipSamples?) -> [Int16] {
         let channels = timeline.format.channels
         var mix = [Float](repeating: 0, count: timeline.totalFrames * channels)
         let duck = bellEnvelope(timeline)
         mix.withUnsafeMutableBufferPointer { out in
             for item in timeline.items {
-                let samples = audio(item.clip)
+                guard let samples = clips(item.clip) else { continue }
                 let count = min(samples.count, item.frames * channels)
                 let base = item.start * channels
-                samples.withUnsafeBufferPointer { clip in
-                    if item.role == .chime, let duck {
-                        for i in 0..<count { out[base + i] += clip[i] * duck[item.start + i / channels] }
-                    } else {
-                        for i in 0..<count { out[base + i] += clip[i] }
+                let ducked = item.role == .chime ? duck : nil
+                switch samples {
+                case .float(let s):
+                    s.withUnsafeBufferPointer { clip in
+                        if let duck = ducked {
+                            for i in 0..<count { out[base + i] += clip[i] * duck[item.start + i / channels] }
+                        } else {
+                            for i in 0..<count { out[base + i] += clip[i] }
+                        }
+                    }
+                case .pcm16(let s):
+                    let k = ClipSamples.scale16
+                    s.withUnsafeBufferPointer { clip in
+                        if let duck = ducked {
+                            for i in 0..<count { out[base + i] += Float(clip[i]) * k * duck[item.start + i / channels] }
+                        } else {
+                            for i in 0..<count { out[base + i] += Float(clip[i]) * k }
+                        }
                     }
                 }
             }

@@ -1,18 +1,38 @@
 import CSndfile
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import TalkingClockCore
 
-/// Decoded audio of one clip: interleaved float samples in [-1, 1].
+/// Decoded audio of one clip: interleaved samples in [-1, 1], kept as 16-bit where that is exact
+/// (see `ClipSamples`).
 public struct ClipAudio: Sendable {
     public var format: StreamFormat
-    public var samples: [Float]
+    public var storage: ClipSamples
 
     public init(format: StreamFormat, samples: [Float]) {
         self.format = format
-        self.samples = samples
+        self.storage = .float(samples)
     }
 
-    public var frames: Int { format.channels == 0 ? 0 : samples.count / format.channels }
+    public init(format: StreamFormat, storage: ClipSamples) {
+        self.format = format
+        self.storage = storage
+    }
+
+    /// The samples as float (converted from 16-bit storage on each call: for conversion and
+    /// analysis, not for playback).
+    public var samples: [Float] {
+        get { storage.floats }
+        set { storage = .float(newValue) }
+    }
+
+    public var frames: Int { format.channels == 0 ? 0 : storage.count / format.channels }
 }
 
 /// What libsndfile says about a file without decoding it.
@@ -38,7 +58,8 @@ public enum ClipDecoder {
         return try validate(sfinfo, path: path, clip: clip)
     }
 
-    /// Decodes the whole clip as float samples.
+    /// Decodes the whole clip: 16-bit samples when every decoded float sample is exactly
+    /// s / 32768 (a 16-bit source), float samples otherwise.
     public static func decode(path: String, clip: String) throws(PackError) -> ClipAudio {
         try requireLibrary()
         var sfinfo = SF_INFO()
@@ -47,10 +68,34 @@ public enum ClipDecoder {
         }
         defer { tc_sf_close(file) }
         let info = try validate(sfinfo, path: path, clip: clip)
-        var samples = [Float](repeating: 0, count: info.frames * info.format.channels)
-        // sf_readf_float: reads frames, normalised to [-1, 1).
-        let read = samples.withUnsafeMutableBufferPointer { buffer in
-            tc_sf_readf_float(file, buffer.baseAddress, sf_count_t(info.frames))
+        let channels = info.format.channels
+        // Read in blocks through a small float buffer straight into 16-bit storage; the first
+        // sample that is not exactly 16-bit switches to float storage (what was read is converted
+        // back exactly).
+        var pcm = [Int16](repeating: 0, count: info.frames * channels)
+        var floats: [Float]? = nil
+        let blockFrames = 4096
+        var block = [Float](repeating: 0, count: blockFrames * channels)
+        var read = 0
+        while read < info.frames {
+            let want = min(blockFrames, info.frames - read)
+            // sf_readf_float: reads frames, normalised to [-1, 1).
+            let got = Int(block.withUnsafeMutableBufferPointer { tc_sf_readf_float(file, $0.baseAddress, sf_count_t(want)) })
+            if got <= 0 { break }
+            let base = read * channels
+            for i in 0..<(got * channels) {
+                if floats == nil, let s = ClipSamples.exact16(block[i]) {
+                    pcm[base + i] = s
+                } else {
+                    if floats == nil {
+                        floats = pcm[..<(base + i)].map { Float($0) * ClipSamples.scale16 }
+                        floats!.reserveCapacity(pcm.count)
+                        pcm = []
+                    }
+                    floats!.append(block[i])
+                }
+            }
+            read += got
         }
         guard read == info.frames else {
             let reason = String(cString: tc_sf_strerror(file))
@@ -58,7 +103,7 @@ public enum ClipDecoder {
                 .undecodable, clip: clip,
                 "Clip '\(clip)' (\(path)) is truncated or damaged: its header promises \(info.frames) frames but only \(max(0, Int(read))) could be decoded (\(reason)). Re-export or regenerate the file.")
         }
-        return ClipAudio(format: info.format, samples: samples)
+        return ClipAudio(format: info.format, storage: floats.map { .float($0) } ?? .pcm16(pcm))
     }
 
     private static func validate(_ sfinfo: SF_INFO, path: String, clip: String) throws(PackError) -> ClipInfo {
@@ -82,7 +127,7 @@ public enum ClipDecoder {
             let seconds = Double(frames) / Double(rate)
             throw PackError(
                 .tooLong, clip: clip,
-                "Clip '\(clip)' (\(path)) is \(String(format: "%.1f", seconds)) s long by its header; clips may be at most \(maxSeconds) s. Trim it (or re-encode it if its header is damaged).")
+                "Clip '\(clip)' (\(path)) is \(Format.fixed(seconds, 1)) s long by its header; clips may be at most \(maxSeconds) s. Trim it (or re-encode it if its header is damaged).")
         }
         return ClipInfo(frames: frames, format: StreamFormat(sampleRate: rate, channels: channels))
     }

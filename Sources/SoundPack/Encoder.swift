@@ -1,5 +1,12 @@
 import CSndfile
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import TalkingClockCore
 
 /// Writing clips (for recorded packs and tests), through libsndfile.

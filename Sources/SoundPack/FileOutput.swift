@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import TalkingClockCore
 import Glibc
 
 /// Writing files with the system calls themselves, so a failure names the path and the system's
@@ -15,7 +16,7 @@ public enum FileOutput {
         public var description: String {
             let reason = String(cString: strerror(code))
             let what = directory ? "create the directory \(path)" : "write \(path)"
-            let parent = (path as NSString).deletingLastPathComponent
+            let parent = Format.parentDirectory(of: path)
             let hint: String
             switch code {
             case ENOENT where !parent.isEmpty && !FileManager.default.fileExists(atPath: parent):
@@ -51,9 +52,9 @@ public enum FileOutput {
 
     /// `mkdir -p`: creates `path` and any missing parents (mode 0755 before the umask).
     public static func createDirectories(_ path: String) throws(Failure) {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue { return }
-        let parent = (path as NSString).deletingLastPathComponent
+        var isDirectory = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory { return }
+        let parent = Format.parentDirectory(of: path)
         if !parent.isEmpty, parent != path { try createDirectories(parent) }
         guard mkdir(path, 0o755) == 0 || errno == EEXIST else {
             throw Failure(path: path, directory: true, code: errno)

@@ -1,4 +1,11 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import TalkingClockCore
 
 /// Level measurements and edits on 16-bit audio: what `check` reports and what `record-pack`

@@ -1,4 +1,12 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+import PhraseGrammar
 import TalkingClockCore
 
 /// The contents of a pack's `pack.json`.
@@ -156,14 +164,14 @@ public struct PackManifest: Hashable, Sendable, Decodable {
     static func syntaxError(_ data: Data) -> String {
         let detail: String
         do {
-            _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            _ = try JSONTree.parse(data)
             return "it is not a JSON document"
         } catch {
-            detail = ((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String) ?? "it cannot be parsed"
+            detail = error.description
         }
         var text = detail.hasSuffix(".") ? String(detail.dropLast()) : detail
         // "around character N" (a byte offset from 0) → line and column.
-        if let range = text.range(of: "around character "), let offset = Int(text[range.upperBound...]),
+        if let range = text.firstRange(of: "around character "), let offset = Int(text[range.upperBound...]),
             offset <= data.count
         {
             let before = [UInt8](data.prefix(offset))

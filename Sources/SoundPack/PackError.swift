@@ -1,4 +1,11 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A problem with a sound pack, phrased for the user: what is wrong, where, and the fix.
 public struct PackError: Error, Hashable, Sendable, CustomStringConvertible {

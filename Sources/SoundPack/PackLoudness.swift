@@ -1,4 +1,12 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+import PhraseGrammar
 import TalkingClockCore
 
 /// Something `check` reports without failing the pack: it still says every minute, but a word
@@ -43,7 +51,7 @@ extension SoundPack {
         var ids: Set<String> = ["chime"]
         if let data = FileManager.default.contents(
             atPath: directory.appendingPathComponent(PackManifest.fileName).path),
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], let bells = object["bells"]
+            let object = (try? JSONTree.parse(data)) as? [String: Any], let bells = object["bells"]
         {
             func collect(_ value: Any) {
                 if let s = value as? String, manifest.clips[s] != nil { ids.insert(s) }
@@ -122,4 +130,4 @@ extension SoundPack {
 }
 
 /// One decimal place, ASCII minus ("-18.0").
-func oneDecimal(_ value: Double) -> String { String(format: "%.1f", value) }
+func oneDecimal(_ value: Double) -> String { Format.fixed(value, 1) }

@@ -1,4 +1,11 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import TalkingClockCore
 
 /// A file of a pack could not be written; names the file and the fix.
@@ -108,7 +115,7 @@ public indirect enum JSONValue: Hashable, Sendable, Codable {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            case _ where scalar.value < 0x20: out += Format.c("\\u%04x", scalar.value)
             default: out.unicodeScalars.append(scalar)
             }
         }

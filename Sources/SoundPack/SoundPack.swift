@@ -1,4 +1,11 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import TalkingClockCore
 
 /// A loaded sound pack: its manifest, and its clips decoded on first use and converted to one
@@ -11,6 +18,7 @@ public final class SoundPack {
     /// The format every clip is converted to.
     public let format: StreamFormat
     private var cache: [String: ClipAudio] = [:]
+    private var cacheByFile: [String: ClipAudio] = [:]
 
     public var name: String { manifest.name }
     public var clipIds: Set<String> { Set(manifest.clips.keys) }
@@ -23,8 +31,8 @@ public final class SoundPack {
     /// use fails): `check` loads this way to report every broken clip, not only the first.
     public init(directory: URL, scan: Bool = true, keepingBrokenClips: Bool = false) throws(PackError) {
         let dir = directory.standardizedFileURL
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: dir.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+        var isDirectory = false
+        guard FileManager.default.fileExists(atPath: dir.path, isDirectory: &isDirectory), isDirectory else {
             throw PackError(.notADirectory, "Sound pack directory \(dir.path) does not exist; pass --pack with a directory that contains pack.json.")
         }
         let manifestURL = dir.appendingPathComponent(PackManifest.fileName)
@@ -69,9 +77,19 @@ public final class SoundPack {
     /// The decoded clip in the pack's stream format (decoded once, then cached).
     public func audio(_ clip: String) throws(PackError) -> ClipAudio {
         if let cached = cache[clip] { return cached }
-        let decoded = try ClipDecoder.decode(path: try path(of: clip), clip: clip)
-        let converted = Conversion.convert(decoded, to: format)
+        let file = try path(of: clip)
+        // Ids that share a file (a bell that is also "chime") share one decoded copy.
+        if let other = cacheByFile[file] {
+            cache[clip] = other
+            return other
+        }
+        let decoded = try ClipDecoder.decode(path: file, clip: clip)
+        var converted = Conversion.convert(decoded, to: format)
+        if case .float(let samples) = converted.storage, decoded.format != format {
+            converted.storage = .compact(samples)  // e.g. mono duplicated to stereo stays 16-bit
+        }
         cache[clip] = converted
+        cacheByFile[file] = converted
         return converted
     }
 

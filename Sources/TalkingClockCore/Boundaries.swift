@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How often the clock speaks. Boundaries are defined in local civil time.
 public enum Interval: String, Sendable, CaseIterable, Codable {

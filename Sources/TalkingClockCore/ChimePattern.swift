@@ -1,4 +1,11 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A chime as data: bell strikes at times relative to the start of the chime, which strike is the
 /// anchor that lands on the boundary, and where the voice comes in.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Whether the clock is muted by the user (separate from quiet hours, which come from the config).
 ///
@@ -85,7 +85,7 @@ public enum Mute {
     /// (`1h30m`, `1h 30m`), or a plain number of seconds. Units are case-insensitive.
     /// Returns whole seconds, more than 0 and at most `maximumDuration`.
     public static func parseDuration(_ text: String) throws(MuteError) -> Int {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingWhitespace()
         guard !trimmed.isEmpty else {
             throw MuteError("The duration is missing: give one such as 90s, 30m, 2h or 1h30m.")
         }
@@ -164,7 +164,7 @@ public enum Mute {
     public static func instant(until text: String, after now: Int, in zone: Zone) throws(MuteError) -> Int {
         let time: (hour: Int, minute: Int)
         do {
-            time = try InstantParser.parseClockTime(text.trimmingCharacters(in: .whitespaces))
+            time = try InstantParser.parseClockTime(text.trimmingWhitespace())
         } catch {
             throw MuteError(error.description)
         }

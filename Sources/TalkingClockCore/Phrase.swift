@@ -1,4 +1,11 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import PhraseGrammar
 
 /// How times are put into words: a phrasing of the language spoken ("12h", "24h", "casual").
@@ -62,7 +69,7 @@ public enum SpokenLanguages {
     public static var knownList: String { known.joined(separator: ", ") }
 
     private final class Cache: @unchecked Sendable {
-        let lock = NSLock()
+        let lock = PlainLock()
         var grammars: [String: Grammar] = [:]
     }
     private static let cache = Cache()

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Reading instants the way users type them on the command line.
 public enum InstantParser {

@@ -1,4 +1,11 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The one JSON encoding of the values the clock reports (`status json`, MQTT `state` and
 /// `event`): keys sorted, no spaces, '/' not escaped, every string escaped by `JSONEncoder`.

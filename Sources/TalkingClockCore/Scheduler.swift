@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Why a boundary was not spoken.
 public enum SkipReason: String, Sendable, Hashable {

@@ -7,7 +7,14 @@
 // wake-ups for MQTT since that connect) and exits.
 import CLinux
 import Daemon
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import MQTT
 
 func value(_ name: String) -> String? {

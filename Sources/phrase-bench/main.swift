@@ -1,7 +1,14 @@
 // Phrases all 35,040 quarter-hours of a year in every shipped language and phrasing, and the same
 // year with today's English `Phrase.forTime`, and prints the times side by side.
 // Run with scripts/bench-phrases (a release build); not a test, so no figure depends on CI load.
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import PhraseGrammar
 import TalkingClockCore
 
@@ -27,8 +34,8 @@ func year(_ body: (Int, Int) throws -> Int) rethrows {
     }
 }
 
-func ms(_ x: Double) -> String { String(format: "%.2f", x) }
-func ratio(_ x: Double, _ base: Double) -> String { String(format: "%.2f×", x / base) }
+func ms(_ x: Double) -> String { Format.fixed(x, 2) }
+func ratio(_ x: Double, _ base: Double) -> String { Format.fixed(x / base, 2) + "×" }
 
 let oldStyles: [(String, PhraseStyle)] = [
     ("12h", PhraseStyle(phrasing: .twelveHour)), ("24h", PhraseStyle(phrasing: .twentyFourHour)),

@@ -1,5 +1,13 @@
 import ArgumentParser
-import Foundation
+import Daemon
+import FoundationEssentials
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import TalkingClockCore
 
 /// A failure with its exit code; printed as one sentence on stderr.
@@ -42,15 +50,15 @@ struct TalkingClock: ParsableCommand {
             var command = try parseAsRoot()
             try command.run()
         } catch let error as CLIError {
-            FileHandle.standardError.write(Data("talking-clock: \(error.description)\n".utf8))
-            Foundation.exit(error.status.rawValue)
+            writeStandardError("talking-clock: \(error.description)\n")
+            Glibc.exit(error.status.rawValue)
         } catch let code as ExitCode {
-            Foundation.exit(code.rawValue)
+            Glibc.exit(code.rawValue)
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure || code.rawValue == 64 {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-                Foundation.exit(ExitStatus.badInput.rawValue)
+                writeStandardError(fullMessage(for: error) + "\n")
+                Glibc.exit(ExitStatus.badInput.rawValue)
             }
             exit(withError: error)
         }

@@ -1,7 +1,14 @@
 import ALSAOutput
 import ArgumentParser
 import Daemon
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import SoundPack
 import TalkingClockCore
 

@@ -1,6 +1,13 @@
 import ArgumentParser
 import Daemon
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import Logging
 import TalkingClockCore
 

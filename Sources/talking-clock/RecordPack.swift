@@ -1,7 +1,14 @@
 import ALSAOutput
 import ArgumentParser
 import Daemon
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import Playback
 import SoundPack
 import TalkingClockCore
@@ -220,7 +227,7 @@ struct Session {
         guard let line = readLine(strippingNewline: true) else { return nil }
         // A terminal echoes the Enter; scripted input does not, so end the prompt's line here.
         if isatty(STDIN_FILENO) == 0 { print("") }
-        return line.trimmingCharacters(in: .whitespaces).lowercased()
+        return line.trimmingWhitespace().lowercased()
     }
 
     mutating func record(_ word: String, number: Int, of total: Int) throws -> WordOutcome {
@@ -271,7 +278,7 @@ struct Session {
                 clip = processed
             }
             print(
-                "  heard \(oneDecimal(clip.speechSeconds)) s of speech (loudest \(oneDecimal(clip.loudestLevel)) dBFS, room \(oneDecimal(clip.roomLevel)) dBFS); kept \(String(format: "%.2f", Double(clip.samples.count) / Double(format.sampleRate))) s at \(oneDecimal(clip.level)) dBFS (gain \(clip.gainDb >= 0 ? "+" : "")\(oneDecimal(clip.gainDb)) dB)."
+                "  heard \(oneDecimal(clip.speechSeconds)) s of speech (loudest \(oneDecimal(clip.loudestLevel)) dBFS, room \(oneDecimal(clip.roomLevel)) dBFS); kept \(Format.fixed(Double(clip.samples.count) / Double(format.sampleRate), 2)) s at \(oneDecimal(clip.level)) dBFS (gain \(clip.gainDb >= 0 ? "+" : "")\(oneDecimal(clip.gainDb)) dB)."
             )
             if clip.limitedByPeak && clip.level < Loudness.targetLevel - 0.5 {
                 print(
@@ -435,4 +442,4 @@ struct Session {
 }
 
 /// One decimal place ("-18.0").
-private func oneDecimal(_ value: Double) -> String { String(format: "%.1f", value) }
+private func oneDecimal(_ value: Double) -> String { Format.fixed(value, 1) }

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Daemon
-import Foundation
+import FoundationEssentials
 import TalkingClockCore
 
 /// `--everywhere` and `--wait`, shared by the commands that can go to every room.
@@ -76,11 +76,11 @@ enum Everywhere {
     /// sample on the same instant.
     static func sayAtLine(now: Double, offset: Double = 0, minimumAhead: Double = 0.5) -> String {
         let instant = (now + offset + minimumAhead).rounded(.up)
-        return "say at \(FixedDecimal.text(instant, places: 3))"
+        return "say at \(Format.fixed(instant, 3))"
     }
 
     static func writeError(_ text: String) {
-        FileHandle.standardError.write(Data("talking-clock: \(text)\n".utf8))
+        writeStandardError("talking-clock: \(text)\n")
     }
 }
 
@@ -126,7 +126,7 @@ struct Rooms: ParsableCommand {
             if let last = state.last {
                 var text = "last \(last.result)"
                 if let b = last.boundary { text += " \(b)" }
-                if let onset = last.onsetErrorMs { text += " (onset \(FixedDecimal.text(onset, places: 3, plus: true)) ms)" }
+                if let onset = last.onsetErrorMs { text += " (onset \(Format.fixed(onset, 3, sign: true)) ms)" }
                 parts.append(text)
             }
         } else {

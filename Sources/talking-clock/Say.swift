@@ -1,7 +1,8 @@
 import ALSAOutput
 import ArgumentParser
 import Daemon
-import Foundation
+import FoundationEssentials
+import Glibc
 import Playback
 import SoundPack
 import TalkingClockCore
@@ -92,7 +93,7 @@ struct Say: ParsableCommand {
             return
         }
         let timeline = try Support.timeline(plan, pack: pack)
-        let pcm = Mixer.render(timeline, gain: Float(settings.volume) / 100) { (try? pack.audio($0).samples) ?? [] }
+        let pcm = Mixer.render(timeline, gain: Float(settings.volume) / 100, clips: { try? pack.audio($0).storage })
         if let output {
             do throws(FileOutput.Failure) { try FileOutput.write(WAV.encode(pcm, format: timeline.format), to: output) } catch {
                 throw CLIError(.cannotWrite, error.description)
@@ -129,26 +130,36 @@ extension Say {
 /// close the device, so the process never exits while another thread is inside ALSA or libpulse.
 final class DeviceOpener {
     /// Shared with the opening thread, which must not keep the opener itself alive.
-    private final class Shared: @unchecked Sendable {
-        let condition = NSCondition()
+    fileprivate final class Shared: @unchecked Sendable {
+        let condition = PlainCondition()
         var format: StreamFormat?
         var abandoned = false
         var result: Result<ALSASink, SinkError>?
         var finished = false
+        var device = ""
     }
     private let shared = Shared()
 
     init(device: String) {
-        let shared = self.shared
-        let thread = Thread {
-            let opened = Self.open(device, shared)
-            shared.condition.lock()
-            shared.result = opened
-            shared.finished = true
-            shared.condition.broadcast()
-            shared.condition.unlock()
+        shared.device = device
+        // A plain pthread (Foundation's Thread is not in FoundationEssentials); it inherits the
+        // main thread's signal mask.
+        let retained = Unmanaged.passRetained(shared).toOpaque()
+        var thread = pthread_t()
+        if pthread_create(&thread, nil, deviceOpenerMain, retained) == 0 {
+            pthread_detach(thread)
+        } else {
+            Self.run(Unmanaged<Shared>.fromOpaque(retained).takeRetainedValue())
         }
-        thread.start()
+    }
+
+    fileprivate static func run(_ shared: Shared) {
+        let opened = Self.open(shared.device, shared)
+        shared.condition.lock()
+        shared.result = opened
+        shared.finished = true
+        shared.condition.broadcast()
+        shared.condition.unlock()
     }
 
     /// Opens, waits for the format, configures. nil when abandoned (the device is closed by then).
@@ -187,4 +198,32 @@ final class DeviceOpener {
         while !shared.finished { shared.condition.wait() }
         shared.condition.unlock()
     }
+}
+
+private func deviceOpenerMain(_ raw: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
+    DeviceOpener.run(Unmanaged<DeviceOpener.Shared>.fromOpaque(raw!).takeRetainedValue())
+    return nil
+}
+
+/// A pthread mutex and condition variable (NSCondition is full Foundation only).
+final class PlainCondition: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+    init() {
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(cond, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(cond)
+        pthread_mutex_destroy(mutex)
+        cond.deallocate()
+        mutex.deallocate()
+    }
+
+    func lock() { pthread_mutex_lock(mutex) }
+    func unlock() { pthread_mutex_unlock(mutex) }
+    func wait() { pthread_cond_wait(cond, mutex) }
+    func broadcast() { pthread_cond_broadcast(cond) }
 }

@@ -1,6 +1,13 @@
 import ArgumentParser
 import Daemon
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import SoundPack
 import TalkingClockCore
 
@@ -109,11 +116,11 @@ struct Schedule: ParsableCommand {
                 ? entry.json(boundary: boundary, chime: settings.chime, phrase: settings.announcementStyle.phrase)
                 : entry.text(chime: settings.chime, phrase: settings.announcementStyle.phrase)
             if out.utf8.count > 1 << 16 {
-                FileHandle.standardOutput.write(Data(out.utf8))
+                writeAll(1, out)
                 out.removeAll(keepingCapacity: true)
             }
         }
-        FileHandle.standardOutput.write(Data(out.utf8))
+        writeAll(1, out)
     }
 
     private struct PlanKey: Hashable {

@@ -1,5 +1,5 @@
 import Daemon
-import Foundation
+import FoundationEssentials
 import SoundPack
 import TalkingClockCore
 
@@ -63,7 +63,7 @@ enum Support {
     /// The anchor offset as shown by `say --dry-run` and `schedule`: "+0.000 s" is the first
     /// strike on the time; "+16.500 s" means the chime starts 16.5 s before it.
     static func anchorText(_ ms: Int) -> String {
-        "+" + String(format: "%.3f", Double(ms) / 1000) + " s"
+        "+" + Format.fixed(Double(ms) / 1000, 3) + " s"
     }
 
     static func timeline(_ plan: AnnouncementPlan, pack: SoundPack) throws -> Timeline {

@@ -293,16 +293,3 @@ final class ControlProtocolTests: XCTestCase {
         XCTAssertGreaterThan(tooLong, 10_000, "many random lines should be too long")
     }
 }
-
-final class FixedDecimalTests: XCTestCase {
-    func testText() {
-        let cases: [(Double, Int, Bool, String)] = [
-            (0.7344, 3, false, "0.734"), (0.7346, 3, false, "0.735"), (-0.27, 3, true, "-0.270"), (0.27, 3, true, "+0.270"),
-            (-0.0001, 3, true, "+0.000"), (1767225600, 3, false, "1767225600.000"), (12.5, 0, false, "13"),
-            (0.05, 1, false, "0.1"), (3.14159, 6, false, "3.141590"), (.nan, 3, false, "nan"), (-.infinity, 3, false, "-inf"),
-        ]
-        for (value, places, plus, expected) in cases {
-            XCTAssertEqual(FixedDecimal.text(value, places: places, plus: plus), expected, "\(value)")
-        }
-    }
-}

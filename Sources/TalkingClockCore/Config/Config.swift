@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What starts each announcement.
 public enum Driver: String, Sendable, Codable, CaseIterable {
@@ -178,7 +178,7 @@ extension Config {
         }
         if let reason, !reason.contains("there is no zone file") {
             // A file that is there but unusable, or a malformed POSIX string: say what is wrong.
-            message += " (\(reason.trimmingCharacters(in: .whitespaces)))"
+            message += " (\(reason.trimmingWhitespace()))"
         }
         throw ConfigError(source: source, line: line, key: "zone", message: message)
     }
@@ -308,7 +308,7 @@ struct ConfigReader {
     func nonEmptyString(_ entry: TOMLTable.Entry, _ expectation: String, fallback: String) throws(ConfigError) -> String
     {
         let s = try string(entry, expectation)
-        guard !s.trimmingCharacters(in: .whitespaces).isEmpty else {
+        guard !s.trimmingWhitespace().isEmpty else {
             throw fail(entry, "'\(entry.key)' is empty; give \(expectation), or remove the line to use \(fallback).")
         }
         return s
@@ -341,8 +341,8 @@ struct ConfigReader {
         case .integer(let v):
             throw fail(entry, "\(expectation) (a percentage), not \(v).")
         case .string(let s)
-        where Int(s.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "%", with: "")) != nil:
-            let number = s.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "%", with: "")
+        where Int(s.trimmingWhitespace().replacing("%", with: "")) != nil:
+            let number = s.trimmingWhitespace().replacing("%", with: "")
             throw fail(
                 entry,
                 "\(expectation), not the string \(TOMLValue.quoted(s)); write \(entry.key) = \(number) without quotes.")
@@ -357,17 +357,17 @@ struct ConfigReader {
         switch entry.value {
         case .integer(let v): seconds = Double(v)
         case .float(let v): seconds = v
-        case .string(let s) where Double(s.trimmingCharacters(in: .whitespaces)) != nil:
+        case .string(let s) where Double(s.trimmingWhitespace()) != nil:
             throw fail(
                 entry,
                 "\(expectation), not the string \(TOMLValue.quoted(s)); write late-limit = "
-                    + "\(s.trimmingCharacters(in: .whitespaces)) without quotes.")
+                    + "\(s.trimmingWhitespace()) without quotes.")
         default:
             throw fail(entry, "\(expectation), not \(entry.value.userDescription).")
         }
         guard seconds > 0 && seconds <= 300 else {
             throw fail(
-                entry, "\(expectation), not \(TOMLValue.formatFloat(seconds).replacingOccurrences(of: ".0", with: ""))."
+                entry, "\(expectation), not \(TOMLValue.formatFloat(seconds).replacing(".0", with: ""))."
             )
         }
         return seconds
@@ -380,8 +380,8 @@ struct ConfigReader {
         switch entry.value {
         case .integer(let v): ms = Double(v)
         case .float(let v): ms = v
-        case .string(let s) where Double(s.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "ms", with: "")) != nil:
-            let number = s.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "ms", with: "")
+        case .string(let s) where Double(s.trimmingWhitespace().replacing("ms", with: "")) != nil:
+            let number = s.trimmingWhitespace().replacing("ms", with: "")
             throw fail(
                 entry,
                 "\(expectation), not the string \(TOMLValue.quoted(s)); write output-latency = \(number) without quotes or unit.")
@@ -524,7 +524,7 @@ struct ConfigReader {
         let expectation = "\(name(entry, section)) must be a time of day such as \"22:00\" (24-hour HH:MM)"
         switch entry.value {
         case .string(let s):
-            let text = s.trimmingCharacters(in: .whitespaces)
+            let text = s.trimmingWhitespace()
             if allowEndOfDay && text == "24:00" { return 1440 }
             if text == "24:00" {
                 throw fail(
@@ -572,7 +572,7 @@ struct ConfigReader {
             guard case .string(let s) = value else {
                 throw fail(entry, key: "quiet.days", "\(expectation); not \(value.userDescription).")
             }
-            if let d = Self.dayNames[s.lowercased().trimmingCharacters(in: .whitespaces)] { return d }
+            if let d = Self.dayNames[s.lowercased().trimmingWhitespace()] { return d }
             var message = "\(expectation); \(TOMLValue.quoted(s)) is not a day"
             let candidates = Weekdays.shortNames + ["weekdays", "weekends", "daily"]
             if let near = Suggestion.closest(to: s, in: candidates) { message += " (did you mean \"\(near)\"?)" }

@@ -1,4 +1,11 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Home Assistant MQTT *device-based* discovery: one retained message on
 /// `<discovery-prefix>/device/talking_clock_<room>/config` describing the room as one device with

@@ -1,4 +1,11 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The `[mqtt]` table: where the broker is and what this clock is called on it. Only the values;
 /// reading the password file, resolving the host name and connecting happen in the daemon.
@@ -43,7 +50,7 @@ public struct MQTTConfig: Hashable, Sendable {
     /// Whether `name` may be a room: 1 to 64 of `[a-zA-Z0-9_-]`, and not "all".
     public static func isValidRoom(_ name: String) -> Bool {
         !name.isEmpty && name.count <= 64 && name != allRooms
-            && name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_" || $0 == "-") }
+            && name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" }
     }
 
     /// `mqtt://host[:port]` or `mqtts://host[:port]`; nil if it is not one.

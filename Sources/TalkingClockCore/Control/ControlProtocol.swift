@@ -1,4 +1,11 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 // The control socket speaks lines, so that `socat - UNIX-CONNECT:$XDG_RUNTIME_DIR/talking-clock.sock`
 // is a usable client and scripts need no library:
