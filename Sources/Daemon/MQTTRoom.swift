@@ -26,7 +26,7 @@ struct MQTTSettings {
         } else {
             var buf = [CChar](repeating: 0, count: 256)
             gethostname(&buf, buf.count)
-            let host = String(cString: buf)
+            let host = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             let short = String(host.split(separator: ".").first ?? "")
             guard MQTTConfig.isValidRoom(short) else {
                 throw DaemonStartError(
