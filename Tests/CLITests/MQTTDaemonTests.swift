@@ -6,77 +6,12 @@ import XCTest
 /// The built daemon on a real private broker (`scripts/harness/mosquitto`), with
 /// `mosquitto_sub`/`mosquitto_pub` as the other side: the topic contract of the README ("MQTT").
 /// Every wait has a deadline; none is a fixed sleep.
-final class MQTTDaemonTests: XCTestCase {
-    var dir: URL!
-    var broker: URL { dir.appendingPathComponent("broker") }
-    var port = 0
-    var daemons: [DaemonProcess] = []
-    var subscribers: [Process] = []
-    var packPath: String { dir.appendingPathComponent("pack").path }
+final class MQTTDaemonTests: BrokerTestCase {
+    override var scratchName: String { "mqttd" }
 
     override func setUpWithError() throws {
-        for tool in ["mosquitto", "mosquitto_sub", "mosquitto_pub"] where which(tool) == nil {
-            throw XCTSkip("\(tool) is not installed (Debian: mosquitto, mosquitto-clients)")
-        }
-        dir = FixturePack.temporaryDirectory("mqttd")
-        try FixturePack.write(to: dir.appendingPathComponent("pack"))
+        try super.setUpWithError()
         try brokerUp()
-    }
-
-    override func tearDown() {
-        for d in daemons where d.isRunning { d.kill9() }
-        for s in subscribers where s.isRunning {
-            s.terminate()
-            s.waitUntilExit()
-        }
-        _ = try? run(["python3", Self.script, "down", "--dir", broker.path])
-        try? FileManager.default.removeItem(at: dir)
-    }
-
-    static var script: String { BinaryRunner.packageRoot.appendingPathComponent("scripts/harness/mosquitto").path }
-
-    func which(_ tool: String) -> String? {
-        for d in ["/usr/sbin", "/usr/bin", "/sbin", "/bin"] where FileManager.default.isExecutableFile(atPath: "\(d)/\(tool)") {
-            return "\(d)/\(tool)"
-        }
-        return nil
-    }
-
-    func brokerUp() throws {
-        let out = try run(["python3", Self.script, "up", "--dir", broker.path])
-        for line in out.split(separator: "\n") where line.hasPrefix("port=") { port = Int(line.dropFirst(5)) ?? 0 }
-        XCTAssertGreaterThan(port, 0, out)
-    }
-
-    @discardableResult
-    func run(_ argv: [String], input: Data? = nil) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = argv
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else {
-            throw NSError(domain: "run", code: Int(p.terminationStatus), userInfo: [NSLocalizedDescriptionKey: argv.joined(separator: " ")])
-        }
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    /// `mosquitto_pub` of a text, or of raw bytes (through a file).
-    func publish(_ topic: String, _ text: String? = nil, bytes: [UInt8]? = nil, retain: Bool = false) throws {
-        var argv = ["mosquitto_pub", "-h", "127.0.0.1", "-p", "\(port)", "-t", topic, "-q", "1"]
-        if let bytes {
-            let f = dir.appendingPathComponent("payload-\(UUID().uuidString)")
-            try Data(bytes).write(to: f)
-            argv += ["-f", f.path]
-        } else {
-            argv += ["-m", text ?? ""]
-        }
-        if retain { argv.append("-r") }
-        try run(argv)
     }
 
     /// `mosquitto_sub -v` on `filter` in the background: one line per message, "R TOPIC PAYLOAD"

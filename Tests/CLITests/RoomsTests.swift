@@ -6,73 +6,8 @@ import XCTest
 /// Several built daemons (rooms) on a real private broker (`scripts/harness/mosquitto`), driven by
 /// the CLI's `--everywhere` commands and `rooms`: the README's "MQTT" section, "Every room".
 /// Every wait has a deadline; none is a fixed sleep.
-final class RoomsTests: XCTestCase {
-    var dir: URL!
-    var broker: URL { dir.appendingPathComponent("broker") }
-    var port = 0
-    var ca = ""
-    var wrongCA = ""
-    var daemons: [DaemonProcess] = []
-    var subscribers: [Process] = []
-    var packPath: String { dir.appendingPathComponent("pack").path }
-
-    override func setUpWithError() throws {
-        for tool in ["mosquitto", "mosquitto_sub", "mosquitto_pub"] where which(tool) == nil {
-            throw XCTSkip("\(tool) is not installed (Debian: mosquitto, mosquitto-clients)")
-        }
-        dir = FixturePack.temporaryDirectory("rooms")
-        try FixturePack.write(to: dir.appendingPathComponent("pack"))
-    }
-
-    override func tearDown() {
-        for d in daemons where d.isRunning { d.kill9() }
-        for s in subscribers where s.isRunning {
-            s.terminate()
-            s.waitUntilExit()
-        }
-        _ = try? run(["python3", Self.script, "down", "--dir", broker.path])
-        try? FileManager.default.removeItem(at: dir)
-    }
-
-    static var script: String { BinaryRunner.packageRoot.appendingPathComponent("scripts/harness/mosquitto").path }
-
-    func which(_ tool: String) -> String? {
-        for d in ["/usr/sbin", "/usr/bin", "/sbin", "/bin"] where FileManager.default.isExecutableFile(atPath: "\(d)/\(tool)") {
-            return "\(d)/\(tool)"
-        }
-        return nil
-    }
-
-    func brokerUp(_ extra: [String] = []) throws {
-        let out = try run(["python3", Self.script, "up", "--dir", broker.path] + extra)
-        for line in out.split(separator: "\n") {
-            if line.hasPrefix("port=") { port = Int(line.dropFirst(5)) ?? 0 }
-            if line.hasPrefix("ca=") { ca = String(line.dropFirst(3)) }
-            if line.hasPrefix("wrong_ca=") { wrongCA = String(line.dropFirst(9)) }
-        }
-        XCTAssertGreaterThan(port, 0, out)
-    }
-
-    @discardableResult
-    func run(_ argv: [String]) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = argv
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else {
-            throw NSError(domain: "run", code: Int(p.terminationStatus), userInfo: [NSLocalizedDescriptionKey: argv.joined(separator: " ")])
-        }
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    func publish(_ topic: String, _ text: String, retain: Bool = false) throws {
-        try run(["mosquitto_pub", "-h", "127.0.0.1", "-p", "\(port)", "-t", topic, "-q", "1", "-m", text] + (retain ? ["-r"] : []))
-    }
+final class RoomsTests: BrokerTestCase {
+    override var scratchName: String { "rooms" }
 
     /// `mosquitto_sub` on `filter` in the background, one line per message: "TOPIC PAYLOAD".
     func watch(_ filter: String) throws -> () -> [String] {
