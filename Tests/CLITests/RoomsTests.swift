@@ -215,10 +215,8 @@ final class RoomsTests: BrokerTestCase {
         let wrong = try config(
             "hall",
             mqtt: "broker = \"mqtts://127.0.0.1:\(port)\"\nroom = \"hall\"\ntopic = \"tc\"\nusername = \"clock\"\npassword-file = \"mqtt-password\"\nca-file = \"\(wrongCA)\"\ndiscovery = false\n")
-        let now = Date().timeIntervalSince1970
-        let boundary = (now / 900).rounded(.up) * 900
-        let offset = boundary - now - 6  // the boundary comes 6 s after the start
-        let h = try start("hall", config: wrong, extra: ["--clock-offset", String(offset)])
+        // A simulated clock 6 s before 12:15 UTC (a quarter: no hour strokes), whatever the hour now.
+        let h = try start("hall", config: wrong, extra: ["--fake-clock", "2026-07-01T12:14:54Z"])
         XCTAssertTrue(h.waitForLog("mqtt not connected", timeout: 15), h.log)
         XCTAssertTrue(h.log.contains("ca-file"), h.log)
         XCTAssertTrue(h.waitForLog("spoke", timeout: 20), h.log)
