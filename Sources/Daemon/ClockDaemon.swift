@@ -1026,6 +1026,9 @@ public final class ClockDaemon {
             if self.reloadAgain {
                 self.reloadAgain = false
                 self.startReload()
+            } else if self.playing == nil {
+                // The old pack's clips are freed now: idle again.
+                self.releaseIdlePages()
             }
         }
     }
