@@ -56,6 +56,27 @@ public enum AudioHarness {
         try run("pulse", ["down", "--dir", dir])
     }
 
+    /// A PulseAudio of this test's own, in a directory no other run uses: `stop()` (in a `defer`)
+    /// stops it and removes the directory, so nothing is left running after the test.
+    public final class PrivatePulse {
+        public let dir: String
+        public let environment: [String: String]
+
+        public init(_ tag: String) throws {
+            dir = "/tmp/tc-pa-\(getpid())-\(tag)-\(UUID().uuidString.prefix(8))"
+            do { environment = try AudioHarness.pulseUp(dir: dir) } catch {
+                try? AudioHarness.pulseDown(dir: dir)
+                try? FileManager.default.removeItem(atPath: dir)
+                throw error
+            }
+        }
+
+        public func stop() {
+            try? AudioHarness.pulseDown(dir: dir)
+            try? FileManager.default.removeItem(atPath: dir)
+        }
+    }
+
     /// A capture running in the background until `stop`.
     public final class Capture {
         public let output: URL

@@ -13,8 +13,13 @@ import XCTest
 final class RealTimeTests: XCTestCase {
     func testCompletionCallbacksFireWithinOnePeriodOfTheLastPlayedSample() throws {
         guard AudioHarness.isAvailable else { throw XCTSkip("PulseAudio not installed: run scripts/install-deps --test") }
-        let env = try AudioHarness.pulseUp()
+        let pulse = try AudioHarness.PrivatePulse("rt")
+        let env = pulse.environment
         setenv("PULSE_SERVER", env["PULSE_SERVER"]!, 1)
+        defer {
+            unsetenv("PULSE_SERVER")
+            pulse.stop()
+        }
         let dir = FixturePack.temporaryDirectory("rt")
         defer { try? FileManager.default.removeItem(at: dir) }
         let format = StreamFormat(sampleRate: 48000, channels: 2)

@@ -22,7 +22,9 @@ final class DaemonRealTimeTests: XCTestCase {
 
     func testDaemonLandsTheAnnouncementOnTheBoundary() throws {
         guard AudioHarness.isAvailable else { throw XCTSkip("PulseAudio not installed: run scripts/install-deps --test") }
-        var env = try AudioHarness.pulseUp()
+        let pulse = try AudioHarness.PrivatePulse("daemon-rt")
+        defer { pulse.stop() }
+        var env = pulse.environment
         let dir = FixturePack.temporaryDirectory("daemon-rt")
         defer { try? FileManager.default.removeItem(at: dir) }
         try FixturePack.write(to: dir.appendingPathComponent("pack"), framesPerClip: { _ in 4410 }, format: StreamFormat(sampleRate: 22050, channels: 1))
@@ -55,7 +57,9 @@ final class DaemonRealTimeTests: XCTestCase {
     /// strokes: twelve, 3.3 s from the first to the last, then "noon".
     func testWestminsterPutsTheFirstHourStrokeOnTheBoundary() throws {
         guard AudioHarness.isAvailable else { throw XCTSkip("PulseAudio not installed: run scripts/install-deps --test") }
-        var env = try AudioHarness.pulseUp()
+        let pulse = try AudioHarness.PrivatePulse("daemon-rt")
+        defer { pulse.stop() }
+        var env = pulse.environment
         let dir = FixturePack.temporaryDirectory("rt-wm")
         defer { try? FileManager.default.removeItem(at: dir) }
         let bells = ["q1", "q2", "q3", "q4", "big"]
