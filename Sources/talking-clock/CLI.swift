@@ -49,8 +49,13 @@ struct TalkingClock: ParsableCommand {
             // A `say` that will play here on a device the arguments name (or the default one,
             // with no config file): start opening it now, while the parser and the config run.
             DeviceOpener.startEarly(arguments: CommandLine.arguments)
-            try refuseUnknownCommand(CommandLine.arguments.dropFirst().first)
-            var command = try parseSay(CommandLine.arguments) ?? parseAsRoot()
+            var command: ParsableCommand
+            if let say = parseSay(CommandLine.arguments) {
+                command = say
+            } else {
+                try refuseUnknownCommand(CommandLine.arguments.dropFirst().first)
+                command = try parseAsRoot()
+            }
             try command.run()
             DeviceOpener.dropEarly()
         } catch let error as CLIError {

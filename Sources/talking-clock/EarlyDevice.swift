@@ -11,14 +11,14 @@ import TalkingClockCore
 /// device is the one the settings name.
 enum EarlyDevice {
     /// `say` options that take a value (the next argument, or `--name=value`).
-    static let valued: Set<String> = [
+    static let valued: [String] = [
         "--tz", "--pack", "--device", "--chime", "--language", "--phrasing", "--config", "--at", "--output",
         "--clock-offset", "--socket", "--wait",
     ]
     /// Flags that do not change where `say` plays.
-    static let flags: Set<String> = ["--local"]
+    static let flags = ["--local"]
     /// Options with which `say` speaks here rather than through a running daemon (see `Say.run`).
-    static let speaksHere: Set<String> = ["--local", "--at", "--tz", "--pack", "--device", "--chime", "--phrasing", "--config"]
+    static let speaksHere = ["--local", "--at", "--tz", "--pack", "--device", "--chime", "--phrasing", "--config"]
 
     /// - Parameter defaultConfigMayExist: whether the default config file (which may name a
     ///   device) might be there; only asked when neither `--device` nor `--config` is given.
