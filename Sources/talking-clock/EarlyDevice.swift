@@ -18,7 +18,7 @@ enum EarlyDevice {
     /// Flags that do not change where `say` plays.
     static let flags = ["--local"]
     /// Options with which `say` speaks here rather than through a running daemon (see `Say.run`).
-    static let speaksHere = ["--local", "--at", "--tz", "--pack", "--device", "--chime", "--phrasing", "--config"]
+    static let speaksHere = ["--local", "--at", "--tz", "--pack", "--device", "--chime", "--language", "--phrasing", "--config"]
 
     /// - Parameter defaultConfigMayExist: whether the default config file (which may name a
     ///   device) might be there; only asked when neither `--device` nor `--config` is given.

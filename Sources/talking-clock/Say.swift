@@ -58,7 +58,7 @@ struct Say: ParsableCommand {
         // A plain `say` goes through a running daemon (its device, pack and volume); anything
         // more specific, or no daemon, speaks here.
         if !local, at == nil, output == nil, !dryRun, clockOffset == 0, clock.zone == nil, clock.pack == nil, clock.device == nil,
-            clock.chime == nil, clock.phrasing == nil, config == nil, let reply = try Self.throughDaemon(socket: socket)
+            clock.chime == nil, clock.phrasing == nil, clock.language == nil, config == nil, let reply = try Self.throughDaemon(socket: socket)
         {
             print(reply)
             return

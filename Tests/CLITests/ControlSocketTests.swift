@@ -258,6 +258,13 @@ final class ControlSocketTests: XCTestCase {
         XCTAssertGreaterThan((try? FileManager.default.attributesOfItem(atPath: daemonOut.path)[.size] as? Int) ?? 0, 44, "the daemon spoke")
         XCTAssertFalse(FileManager.default.fileExists(atPath: localOut.path), "the client did not speak itself")
 
+        // A language of its own is not the daemon's to speak (the daemon would use its own): here.
+        let language = try BinaryRunner.run(["say", "--language", "en-US"], environment: clientEnv)
+        XCTAssertEqual(language.status, 0, language.stderr)
+        XCTAssertEqual(language.stdout, "", "spoken here, not handed to the daemon")
+        XCTAssertGreaterThan((try? FileManager.default.attributesOfItem(atPath: localOut.path)[.size] as? Int) ?? 0, 44, "spoken on the config's device")
+        try FileManager.default.removeItem(at: localOut)
+
         p.terminate()
         p.waitUntilExit()
         let local = try BinaryRunner.run(["say"], environment: clientEnv)
