@@ -28,19 +28,11 @@ final class SayDeviceTests: XCTestCase {
 
     /// The samples ALSA's file plugin recorded (its header's lengths may be 0).
     func samples(_ url: URL) throws -> [Int16] {
-        let data = try Data(contentsOf: url)
-        var offset = 12
-        while offset + 8 <= data.count {
-            let id = String(decoding: data[offset..<(offset + 4)], as: UTF8.self)
-            let size = Int(data[offset + 4]) | Int(data[offset + 5]) << 8 | Int(data[offset + 6]) << 16 | Int(data[offset + 7]) << 24
-            if id == "data" {
-                let body = data[(offset + 8)...]
-                return stride(from: body.startIndex, to: body.endIndex - 1, by: 2).map { Int16(bitPattern: UInt16(body[$0]) | UInt16(body[$0 + 1]) << 8) }
-            }
-            offset += 8 + size
+        guard let samples = try ALSAFileRecording.samples(at: url) else {
+            XCTFail("\(url.path) has no data chunk")
+            return []
         }
-        XCTFail("\(url.path) has no data chunk")
-        return []
+        return samples
     }
 
     func assertSpoken(_ url: URL, file: StaticString = #filePath, line: UInt = #line) throws {
