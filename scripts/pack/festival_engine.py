@@ -158,15 +158,22 @@ def make_voice_clips(workdir, rate, log):
         x = audio.load_resampled(os.path.join(workdir, f"phrase-{n:03d}.wav"), rate)
         for cid, (a, b) in spans.items():
             t0, t1, onset = _window(info, a, b)
-            i0 = max(0, int(round(t0 * rate)))
-            i1 = min(len(x), int(round(t1 * rate)))
-            if onset == "vowel":
-                i0 = audio.skip_to_vowel_onset(x[:i1], rate, i0)
-            elif onset == "voiceless":
-                i0 = audio.skip_voiced_murmur(x[:i1], rate, i0)
+            i0, i1 = _cut(x, rate, t0, t1, onset)
             clips[cid] = audio.finish_voice_clip(x[i0:i1], rate,
                                                  vowel_onset=(onset == "vowel"))
     return clips
+
+
+def _cut(x, rate, t0, t1, onset):
+    """The sample range of a word festival timed at t0..t1 s, its start moved past a murmur or
+    to the vowel's onset as `_window` says."""
+    i0 = max(0, int(round(t0 * rate)))
+    i1 = min(len(x), int(round(t1 * rate)))
+    if onset == "vowel":
+        i0 = audio.skip_to_vowel_onset(x[:i1], rate, i0)
+    elif onset == "voiceless":
+        i0 = audio.skip_voiced_murmur(x[:i1], rate, i0)
+    return i0, i1
 
 
 # Festival voices for the other languages: (voice function, text encoding, pause phones,
@@ -227,12 +234,7 @@ def make_lang_clips(tag, candidates, workdir, rate, log):
                         os.path.join(workdir, f"{tag}-{round_no}-{n:03d}.wav"), rate)
                 x = loaded[n]
                 t0, t1, onset = _window(info, i, i, phones)
-                i0 = max(0, int(round(t0 * rate)))
-                i1 = min(len(x), int(round(t1 * rate)))
-                if onset == "vowel":
-                    i0 = audio.skip_to_vowel_onset(x[:i1], rate, i0)
-                elif onset == "voiceless":
-                    i0 = audio.skip_voiced_murmur(x[:i1], rate, i0)
+                i0, i1 = _cut(x, rate, t0, t1, onset)
                 if i1 - i0 > rate // 50:
                     clips[w] = audio.finish_voice_clip(x[i0:i1], rate, vowel_onset=(onset == "vowel"))
                     used[w] = (tuple(words), i)
