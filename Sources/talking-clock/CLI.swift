@@ -46,27 +46,15 @@ struct TalkingClock: ParsableCommand {
                 print(reply)
                 return
             }
-            // A `say` that will play here on a device the arguments name (or the default one,
-            // with no config file): start opening it now, while the parser and the config run.
-            DeviceOpener.startEarly(arguments: CommandLine.arguments)
-            var command: ParsableCommand
-            if let say = parseSay(CommandLine.arguments) {
-                command = say
-            } else {
-                try refuseUnknownCommand(CommandLine.arguments.dropFirst().first)
-                command = try parseAsRoot()
-            }
+            try refuseUnknownCommand(CommandLine.arguments.dropFirst().first)
+            var command = try parseAsRoot()
             try command.run()
-            DeviceOpener.dropEarly()
         } catch let error as CLIError {
-            DeviceOpener.dropEarly()
             writeStandardError("talking-clock: \(error.description)\n")
             Glibc.exit(error.status.rawValue)
         } catch let code as ExitCode {
-            DeviceOpener.dropEarly()
             Glibc.exit(code.rawValue)
         } catch {
-            DeviceOpener.dropEarly()
             let code = exitCode(for: error)
             if code == .validationFailure || code.rawValue == 64 {
                 writeStandardError(fullMessage(for: error) + "\n")
@@ -78,18 +66,6 @@ struct TalkingClock: ParsableCommand {
 }
 
 extension TalkingClock {
-    /// `talking-clock say ARGS` parsed by `Say` alone: the parser reflects over one command, not
-    /// the whole tree (0.4 ms less at every `say`, BENCHMARKS.md "say --local launch, traced").
-    /// nil (the caller then parses from the root, which gives the usual error, usage and help) for
-    /// help and version requests and for anything `Say` alone does not accept.
-    static func parseSay(_ arguments: [String]) -> ParsableCommand? {
-        guard arguments.count >= 2, arguments[1] == Say.configuration.commandName else { return nil }
-        let rest = Array(arguments.dropFirst(2))
-        guard !rest.contains(where: { ["-h", "--help", "--help-hidden", "-help", "help", "--version", "--experimental-dump-help"].contains($0) || $0.hasPrefix("--generate-") })
-        else { return nil }
-        return try? Say.parseAsRoot(rest)
-    }
-
     /// The names a first argument may have: the subcommands and the parser's own `help`.
     static var commandNames: [String] {
         configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]

@@ -67,8 +67,7 @@ struct Say: ParsableCommand {
         // Opening the device (ALSA configuration, sound-server connection: ~3.5 ms with PulseAudio)
         // is the slowest step and needs only the device's name: start it on a second thread now,
         // while this one resolves the zone, loads the pack, plans, decodes and mixes.
-        // (`main` may have started it already, before parsing: see `EarlyDevice`.)
-        let opening = output == nil && !dryRun ? DeviceOpener.take(device: settings.device) : nil
+        let opening = output == nil && !dryRun ? DeviceOpener(device: settings.device) : nil
         let zone = try settings.zone ?? Support.zone(nil)
         let (hour, minute): (Int, Int)
         if let at {
@@ -140,8 +139,6 @@ final class DeviceOpener {
         var device = ""
     }
     private let shared = Shared()
-    /// The device it opens.
-    var device: String { shared.device }
 
     init(device: String) {
         shared.device = device

@@ -3,9 +3,10 @@ import TalkingClockCore
 import TestSupport
 import XCTest
 
-/// `say` opens its device before the argument parser runs when the command line names it (or, with
-/// no config file, the default one): whichever way the device is given, the announcement reaches
-/// the device the settings name, and a command that fails closes the early-opened device cleanly.
+/// `say` opens its device on a second thread while it loads the pack and mixes: whichever way the
+/// device is given (`--device`, `--device=`, `--config`, the default config file), the announcement
+/// reaches the device the settings name, and a command that fails after the open began ends with its
+/// own error, the device closed.
 final class SayDeviceTests: XCTestCase {
     var dir: URL!
     var pack: URL!
@@ -91,7 +92,7 @@ final class SayDeviceTests: XCTestCase {
         XCTAssertEqual(noPack.status, ExitStatus.packError.rawValue)
         XCTAssertTrue(noPack.stderr.hasPrefix("talking-clock: Sound pack directory "), noPack.stderr)
 
-        // A parse error is the full command's (usage of `talking-clock say`), not `say` parsed alone.
+        // A parse error is the full command's (usage of `talking-clock say`).
         let unknown = try BinaryRunner.run(["say", "--local", "--bogus", "--device", early.alsa, "--pack", pack.path])
         XCTAssertEqual(unknown.status, ExitStatus.badInput.rawValue)
         XCTAssertTrue(unknown.stderr.contains("Unknown option '--bogus'"), unknown.stderr)
