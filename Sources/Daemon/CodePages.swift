@@ -81,7 +81,6 @@ public enum CodePages {
     public struct Released: Sendable {
         public var mappings = 0
         public var kilobytes = 0
-        public var heapTrimmed = false
     }
 
     /// Drops the releasable mappings of this process and trims malloc's free memory. Errors (no
@@ -90,7 +89,7 @@ public enum CodePages {
     @discardableResult
     public static func release() -> Released {
         var released = Released()
-        released.heapTrimmed = malloc_trim(0) == 1
+        malloc_trim(0)
         guard let text = readProcFile("/proc/self/smaps") else { return released }
         for mapping in releasable(smaps: text) {
             let pointer = UnsafeMutableRawPointer(bitPattern: mapping.start)
