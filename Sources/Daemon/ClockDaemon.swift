@@ -449,10 +449,18 @@ public final class ClockDaemon {
     /// Also when the zone file in use was replaced (a `tzdata` update): if its rules changed, the
     /// same.
     private func zoneMayHaveChanged() {
+        guard refreshZone() else { return }
+        if driver == .timer && !options.oneShot { arm(scheduler.boundaryToArm(after: nil, now: options.clock.now(), in: activeZone)) }
+    }
+
+    /// Reads the zone in effect again (`currentZone`) and, if it differs, makes it the active one
+    /// (`noteZone`). Returns whether it changed.
+    @discardableResult
+    private func refreshZone() -> Bool {
         let z = currentZone()
-        guard z != activeZone else { return }
+        guard z != activeZone else { return false }
         noteZone(z)
-        if driver == .timer && !options.oneShot { arm(scheduler.boundaryToArm(after: nil, now: options.clock.now(), in: z)) }
+        return true
     }
 
     /// Makes `z` the zone in effect, logging how it differs from the one before.
@@ -491,8 +499,7 @@ public final class ClockDaemon {
             cutPlaying(cutFor: boundary)
         }
         let now = options.clock.now()
-        let fresh = currentZone()
-        if fresh != activeZone { noteZone(fresh) }
+        refreshZone()
         let zone = zone()
         if !BoundarySchedule.isBoundary(boundary, in: zone, interval: scheduler.config.interval) {
             // Armed in another zone (it changed while we waited, and no watch saw it): in this
@@ -1069,8 +1076,7 @@ public final class ClockDaemon {
                 logger.info("mqtt settings changed", metadata: ["broker": "\(mqtt?.settings.options.brokerName ?? "none")"])
             }
             pack = loaded.pack
-            let fresh = currentZone()
-            if fresh != activeZone { noteZone(fresh) }
+            refreshZone()
             logger.info("reloaded", metadata: ["pack": "\(pack.name)", "device": "\(loaded.config.device)"])
             let problem = checkDevice()
             // Also while playing: the boundary armed then may not be one in the new zone or interval.
