@@ -29,24 +29,20 @@ public enum Mixer {
                 let count = min(samples.count, item.frames * channels)
                 let base = item.start * channels
                 let ducked = item.role == .chime ? duck : nil
+                /// Adds the clip, each sample as `value` gives it as float, ducked if it is a bell.
+                @inline(__always) func add<Sample>(_ clip: UnsafeBufferPointer<Sample>, _ value: (Sample) -> Float) {
+                    if let duck = ducked {
+                        for i in 0..<count { out[base + i] += value(clip[i]) * duck[item.start + i / channels] }
+                    } else {
+                        for i in 0..<count { out[base + i] += value(clip[i]) }
+                    }
+                }
                 switch samples {
                 case .float(let s):
-                    s.withUnsafeBufferPointer { clip in
-                        if let duck = ducked {
-                            for i in 0..<count { out[base + i] += clip[i] * duck[item.start + i / channels] }
-                        } else {
-                            for i in 0..<count { out[base + i] += clip[i] }
-                        }
-                    }
+                    s.withUnsafeBufferPointer { add($0) { $0 } }
                 case .pcm16(let s):
                     let k = ClipSamples.scale16
-                    s.withUnsafeBufferPointer { clip in
-                        if let duck = ducked {
-                            for i in 0..<count { out[base + i] += Float(clip[i]) * k * duck[item.start + i / channels] }
-                        } else {
-                            for i in 0..<count { out[base + i] += Float(clip[i]) * k }
-                        }
-                    }
+                    s.withUnsafeBufferPointer { add($0) { Float($0) * k } }
                 }
             }
         }
