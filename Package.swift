@@ -27,7 +27,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         // C shims: exactly one Swift target imports each.
@@ -63,7 +62,6 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "TalkingClockCore", "TimeZoneRules", "SoundPack", "Playback", "ALSAOutput", "CLinux", "MQTT",
-                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: size
         ),
@@ -72,7 +70,6 @@ let package = Package(
             dependencies: [
                 "TalkingClockCore", "SoundPack", "Playback", "ALSAOutput", "Daemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: size,
             linkerSettings: lean,

@@ -2,7 +2,6 @@ import ALSAOutput
 import CLinux
 import FoundationEssentials
 import Glibc
-import Logging
 import Playback
 import SoundPack
 import TalkingClockCore
@@ -83,7 +82,7 @@ public final class ClockDaemon {
     }
 
     private var options: DaemonOptions
-    private var logger = Logger(label: "talking-clock")
+    private let logger = JournalLog()
     private let loop: EventLoop
     /// nil: the state lives in memory only (see `DaemonOptions.stateDirectory`).
     private let store: StateStore?
@@ -518,7 +517,7 @@ public final class ClockDaemon {
         switch decision {
         case .skip(_, let local, let reason):
             scheduler.recordSkipped(decision)
-            let level: Logger.Level = reason == .stale ? .warning : .info
+            let level: JournalLog.Level = reason == .stale ? .warning : .info
             logger.log(level: level, "skipped", metadata: ["boundary": "\(local.rfc3339)", "reason": "\(reason.rawValue)", "late_s": "\(Format.fixed(now - Double(boundary), 3))"])
             last = LastAnnouncement(boundary: boundary, text: "", result: "skipped: \(reason.rawValue)", onsetErrorMs: nil)
             mqtt?.publish(event: AnnouncementEvent(.skipped, boundary: local.rfc3339, reason: reason.rawValue))
@@ -711,23 +710,23 @@ public final class ClockDaemon {
         let result: String
         if let failure = current.session.failure {
             result = "failed: \(failure.description)"
-            var meta: Logger.Metadata = ["text": "\(current.text)", "reason": "\(failure.description)"]
+            var meta: JournalLog.Metadata = ["text": "\(current.text)", "reason": "\(failure.description)"]
             if let b = current.boundary { meta["boundary"] = "\(CivilTime.local(b, in: zone()).rfc3339)" }
             logger.error("announcement failed", metadata: meta)
         } else if staleCut {
             result = "cut: stale"
-            var meta: Logger.Metadata = ["text": "\(current.text)", "reason": "stale: the clock moved past it (suspend or clock step)"]
+            var meta: JournalLog.Metadata = ["text": "\(current.text)", "reason": "stale: the clock moved past it (suspend or clock step)"]
             if let b = current.boundary { meta["boundary"] = "\(CivilTime.local(b, in: zone()).rfc3339)" }
             logger.warning("announcement cut", metadata: meta)
         } else if interrupted {
             result = "interrupted"
-            var meta: Logger.Metadata = ["text": "\(current.text)", "kind": "\(current.boundary == nil ? "say" : "boundary")"]
+            var meta: JournalLog.Metadata = ["text": "\(current.text)", "kind": "\(current.boundary == nil ? "say" : "boundary")"]
             if let b = current.boundary { meta["boundary"] = "\(CivilTime.local(b, in: zone()).rfc3339)" }
             if let cutFor { meta["reason"] = "the boundary \(CivilTime.local(cutFor, in: zone()).rfc3339) is due" }
             logger.info("announcement cut", metadata: meta)
         } else {
             result = "spoke"
-            var meta: Logger.Metadata = ["text": "\(current.text)"]
+            var meta: JournalLog.Metadata = ["text": "\(current.text)"]
             if let b = current.boundary { meta["boundary"] = "\(CivilTime.local(b, in: zone()).rfc3339)" }
             if let onset { meta["onset_error_ms"] = "\(Format.fixed(onset, 3))" }
             logger.info("spoke", metadata: meta)

@@ -1,44 +1,36 @@
 import FoundationEssentials
 import Glibc
-import Logging
 
-/// Log lines for journald and terminals: `<N>message key=value …` on stderr, where `<N>` is the
+/// The daemon's log: one line per record on stderr, `<N>message key=value …`, where `<N>` is the
 /// syslog priority journald reads from a service's output (SyslogLevelPrefix=yes, its default).
-/// Messages are constant; everything variable is metadata.
-public struct JournalLogHandler: LogHandler {
-    public var metadata: Logger.Metadata = [:]
-    public var logLevel: Logger.Level = .info
-    private let label: String
-
-    public init(label: String) { self.label = label }
-
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
+/// Messages are constant; everything variable is metadata. (This replaced swift-log: the daemon
+/// was its only user and had one handler, so the dependency bought nothing but build time and
+/// 0.15 MB of binary.)
+public struct JournalLog: Sendable {
+    /// The syslog priority of each level.
+    public enum Level: Int, Sendable {
+        case critical = 2, error = 3, warning = 4, notice = 5, info = 6
     }
 
-    public func log(
-        level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String, file: String,
-        function: String, line: UInt
-    ) {
-        let priority: Int
-        switch level {
-        case .trace, .debug: priority = 7
-        case .info: priority = 6
-        case .notice: priority = 5
-        case .warning: priority = 4
-        case .error: priority = 3
-        case .critical: priority = 2
-        }
-        let text = Self.line(priority: priority, message: "\(message)", metadata: metadata.merging(explicit ?? [:]) { $1 })
-        writeStandardError(text + "\n")
+    public typealias Metadata = [String: String]
+
+    public init() {}
+
+    public func log(level: Level, _ message: String, metadata: Metadata = [:]) {
+        writeStandardError(Self.line(priority: level.rawValue, message: message, metadata: metadata) + "\n")
     }
+
+    public func critical(_ message: String, metadata: Metadata = [:]) { log(level: .critical, message, metadata: metadata) }
+    public func error(_ message: String, metadata: Metadata = [:]) { log(level: .error, message, metadata: metadata) }
+    public func warning(_ message: String, metadata: Metadata = [:]) { log(level: .warning, message, metadata: metadata) }
+    public func notice(_ message: String, metadata: Metadata = [:]) { log(level: .notice, message, metadata: metadata) }
+    public func info(_ message: String, metadata: Metadata = [:]) { log(level: .info, message, metadata: metadata) }
 
     /// `<N>message key=value key="a value"`: one line whatever the values hold (a config string
     /// with a newline must not start a second journal entry).
-    static func line(priority: Int, message: String, metadata: Logger.Metadata) -> String {
+    static func line(priority: Int, message: String, metadata: Metadata) -> String {
         var text = "<\(priority)>\(message)"
-        for key in metadata.keys.sorted() { text += " \(key)=" + quoted("\(metadata[key]!)") }
+        for key in metadata.keys.sorted() { text += " \(key)=" + quoted(metadata[key]!) }
         return text
     }
 

@@ -1,7 +1,6 @@
 import CLinux
 import FoundationEssentials
 import Glibc
-import Logging
 import MQTT
 import TalkingClockCore
 
@@ -99,7 +98,7 @@ final class MQTTRoom {
     let settings: MQTTSettings
     private let client: MQTTClient
     private let source: MQTTEventSource
-    private var logger: Logger
+    private let logger: JournalLog
     /// Runs one control line; the reply text (without newline) comes through the closure, now or later.
     private let execute: ([UInt8], @escaping (String) -> Void) -> Void
     private let currentState: () -> String
@@ -114,7 +113,7 @@ final class MQTTRoom {
     var base: String { "\(settings.topic)/\(settings.room)" }
 
     init(
-        settings: MQTTSettings, loop: EventLoop, logger: Logger, state: @escaping () -> String,
+        settings: MQTTSettings, loop: EventLoop, logger: JournalLog, state: @escaping () -> String,
         execute: @escaping ([UInt8], @escaping (String) -> Void) -> Void
     ) throws(DaemonStartError) {
         self.settings = settings

@@ -8,7 +8,6 @@ import FoundationEssentials
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import Logging
 import TalkingClockCore
 
 /// Options of the commands that run the scheduling machinery.
@@ -67,10 +66,6 @@ struct DaemonArguments: ParsableArguments {
     }
 }
 
-func bootstrapLogging() {
-    LoggingSystem.bootstrap { JournalLogHandler(label: $0) }
-}
-
 struct Run: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
@@ -84,7 +79,6 @@ struct Run: ParsableCommand {
     var driver: Driver?
 
     func run() throws {
-        bootstrapLogging()
         let daemon: ClockDaemon
         do { daemon = try ClockDaemon(options: try arguments.options(driver: driver, oneShot: false, maxWait: 60)) } catch let e as DaemonStartError {
             throw CLIError(e.status, e.description)
@@ -129,7 +123,6 @@ struct Announce: ParsableCommand {
             print(try Control.send("announce \(wait)", socket: socket, timeout: Double(wait) + 300))
             return
         }
-        bootstrapLogging()
         let daemon: ClockDaemon
         do { daemon = try ClockDaemon(options: try arguments.options(driver: .external, oneShot: true, maxWait: maxWait)) } catch let e as DaemonStartError {
             throw CLIError(e.status, e.description)

@@ -1,4 +1,3 @@
-import Logging
 import XCTest
 
 @testable import Daemon
@@ -21,9 +20,9 @@ final class LogTests: XCTestCase {
             ("née", "née"),
         ]
         for c in cases {
-            XCTAssertEqual(JournalLogHandler.quoted(c.value), c.shown, c.value.debugDescription)
+            XCTAssertEqual(JournalLog.quoted(c.value), c.shown, c.value.debugDescription)
         }
-        let line = JournalLogHandler.line(priority: 6, message: "started", metadata: ["device": "x\ny", "zone": "UTC"])
+        let line = JournalLog.line(priority: 6, message: "started", metadata: ["device": "x\ny", "zone": "UTC"])
         XCTAssertEqual(line, #"<6>started device="x\ny" zone=UTC"#)
     }
 }
