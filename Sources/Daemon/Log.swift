@@ -3,9 +3,8 @@ import Glibc
 
 /// The daemon's log: one line per record on stderr, `<N>message key=value …`, where `<N>` is the
 /// syslog priority journald reads from a service's output (SyslogLevelPrefix=yes, its default).
-/// Messages are constant; everything variable is metadata. (This replaced swift-log: the daemon
-/// was its only user and had one handler, so the dependency bought nothing but build time and
-/// 0.15 MB of binary.)
+/// Messages are constant; everything variable is metadata, as in swift-log's guidance. (It replaced
+/// swift-log, whose only user the daemon was, with this one handler: 0.18 MB less binary.)
 public struct JournalLog: Sendable {
     /// The syslog priority of each level.
     public enum Level: Int, Sendable {
