@@ -17,7 +17,7 @@ final class ALSAFileDeviceTests: XCTestCase {
     /// Reads the PCM data of a WAV written by ALSA's file plugin (its header lengths may be 0).
     func readWAVData(_ url: URL) throws -> [Int16] {
         // No data chunk means nothing was recorded: a failure, not a skip.
-        try XCTUnwrap(ALSAFileRecording.samples(at: url), "\(url.path) has no data chunk")
+        try XCTUnwrap(WAVSamples.int16(at: url), "\(url.path) has no data chunk")
     }
 
     func testAnnouncementReachesTheDeviceSampleForSample() throws {

@@ -97,9 +97,9 @@ final class DaemonRealTimeTests: XCTestCase {
     /// quarters (7.5 minutes from either), so no boundary is near whatever the hour.
     func testSayThroughTheDaemonSurvivesASoundServerRestart() throws {
         guard AudioHarness.isAvailable else { throw XCTSkip("PulseAudio not installed: run scripts/install-deps --test") }
-        let pulseDir = "/tmp/tc-warm-\(getpid())"
-        var env = try AudioHarness.pulseUp(dir: pulseDir)
-        defer { try? AudioHarness.pulseDown(dir: pulseDir) }
+        let pulse = try AudioHarness.PrivatePulse("warm")
+        defer { pulse.stop() }
+        var env = pulse.environment
         let dir = FixturePack.temporaryDirectory("warm")
         defer { try? FileManager.default.removeItem(at: dir) }
         try FixturePack.write(to: dir.appendingPathComponent("pack"), framesPerClip: { _ in 4410 }, format: StreamFormat(sampleRate: 22050, channels: 1))
@@ -126,8 +126,8 @@ final class DaemonRealTimeTests: XCTestCase {
             XCTAssertEqual(onset["found"] as? Bool, true, "\(label): nothing was heard: \(onset)")
         }
         try sayIsHeard("before", 1)
-        try AudioHarness.pulseDown(dir: pulseDir)
-        for (key, value) in try AudioHarness.pulseUp(dir: pulseDir) { env[key] = value }
+        try AudioHarness.pulseDown(dir: pulse.dir)
+        for (key, value) in try AudioHarness.pulseUp(dir: pulse.dir) { env[key] = value }
         try sayIsHeard("after-restart", 2)
         XCTAssertEqual(d.stop(), 0, d.log)
         XCTAssertEqual(d.logLines(containing: "<6>spoke ").count, 2, d.log)

@@ -15,7 +15,7 @@ import XCTest
 /// it never disturbs another test.
 final class FaultTests: XCTestCase {
     var dir: URL!
-    var pulseDir: String?
+    var pulse: AudioHarness.PrivatePulse?
     var daemon: DaemonProcess?
     var mounted: [String] = []
 
@@ -35,10 +35,7 @@ final class FaultTests: XCTestCase {
     override func tearDown() {
         daemon?.stop()
         for point in mounted.reversed() { _ = umount2(point, Int32(MNT_DETACH)) }
-        if let pulseDir {
-            try? AudioHarness.pulseDown(dir: pulseDir)
-            try? FileManager.default.removeItem(atPath: pulseDir)
-        }
+        pulse?.stop()
         try? FileManager.default.removeItem(at: dir)
     }
 
@@ -47,9 +44,8 @@ final class FaultTests: XCTestCase {
         guard AudioHarness.isAvailable else {
             throw XCTSkip("PulseAudio not installed: run scripts/install-deps --test")
         }
-        let path = "/tmp/tc-pa-\(getpid())-\(UUID().uuidString.prefix(8))"
-        pulseDir = path
-        return try AudioHarness.pulseUp(dir: path)
+        pulse = try AudioHarness.PrivatePulse("faults")
+        return pulse!.environment
     }
 
     /// Writes the fixture pack (22 050 Hz mono, every clip `clipSeconds` long) to dir/pack.
@@ -208,7 +204,7 @@ final class FaultTests: XCTestCase {
         // margin either way holds on a busy machine).
         try waitUntilPlaying(d)
         usleep(1_500_000)
-        try AudioHarness.pulseDown(dir: pulseDir!)
+        try AudioHarness.pulseDown(dir: pulse!.dir)
 
         XCTAssertTrue(d.waitForLog("<3>announcement failed", timeout: 10), d.log)
         let line = try XCTUnwrap(d.logLines(containing: "<3>announcement failed").first)
@@ -219,7 +215,7 @@ final class FaultTests: XCTestCase {
         XCTAssertTrue(d.isRunning)
         XCTAssertTrue(try d.request("status").contains(#"last failed: ALSA device "pulse" failed while playing"#))
 
-        _ = try AudioHarness.pulseUp(dir: pulseDir!)
+        _ = try AudioHarness.pulseUp(dir: pulse!.dir)
         let capture = try AudioHarness.startCapture(to: dir.appendingPathComponent("after.wav"), environment: env)
         // The next boundary after the server is back (10:30, or 10:45 if bringing it back took
         // longer than usual on a busy machine).
@@ -291,7 +287,7 @@ final class FaultTests: XCTestCase {
             d.logLines(containing: "<6>spoke boundary=\(stamp(1))").first?.contains(#"text="ten thirty AM""#) ?? false,
             d.log)
         // The file holds what was written for 10:30 until 10:45 opens the device again (3 s later).
-        let written = try readWAVSamples(recording)
+        let written = try XCTUnwrap(WAVSamples.int16(at: recording), "no data chunk in \(recording.path)")
         let firstSound = try XCTUnwrap(written.firstIndex { $0 != 0 }, "nothing but silence was written")
         let expected = ["ten", "thirty", "am"].flatMap { clips[$0]! }
         XCTAssertEqual(
@@ -302,26 +298,6 @@ final class FaultTests: XCTestCase {
         try thirty.write(to: pack.appendingPathComponent("thirty.wav"))
         try am.write(to: pack.appendingPathComponent("am.wav"))
         XCTAssertEqual(try d.request("reload"), "ok reloaded", "the repaired pack loads again")
-    }
-
-    /// The samples of a 16-bit WAV (the data chunk, found by walking the chunks).
-    func readWAVSamples(_ url: URL) throws -> [Int16] {
-        let bytes = [UInt8](try Data(contentsOf: url))
-        var offset = 12
-        while offset + 8 <= bytes.count {
-            let id = String(decoding: bytes[offset..<(offset + 4)], as: UTF8.self)
-            let size =
-                Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8 | Int(bytes[offset + 6]) << 16 | Int(
-                    bytes[offset + 7]) << 24
-            if id == "data" {
-                let end = size == 0 ? bytes.count : min(bytes.count, offset + 8 + size)
-                return stride(from: offset + 8, to: end - 1, by: 2).map {
-                    Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8)
-                }
-            }
-            offset += 8 + size + (size & 1)
-        }
-        throw DaemonProcess.Failure(description: "no data chunk in \(url.path)")
     }
 
     // MARK: - Config and state files

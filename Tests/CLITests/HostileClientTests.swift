@@ -21,7 +21,7 @@ final class HostileClientTests: XCTestCase {
     }
 
     var dir: URL!
-    var pulseDir: String?
+    var pulse: AudioHarness.PrivatePulse?
     var daemon: DaemonProcess?
 
     override func setUpWithError() throws {
@@ -36,10 +36,7 @@ final class HostileClientTests: XCTestCase {
 
     override func tearDown() {
         daemon?.stop()
-        if let pulseDir {
-            try? AudioHarness.pulseDown(dir: pulseDir)
-            try? FileManager.default.removeItem(atPath: pulseDir)
-        }
+        pulse?.stop()
         if let dir { try? FileManager.default.removeItem(at: dir) }
     }
 
@@ -47,9 +44,8 @@ final class HostileClientTests: XCTestCase {
     /// 12:45 UTC ("twelve forty-five PM", the longest quarter; never the hour the test runs at)
     /// falls `secondsAhead` from now; returns the real instant of it.
     func startAnnouncingIn(_ secondsAhead: Int) throws -> (DaemonProcess, AudioHarness.Capture, Double) {
-        let path = "/tmp/tc-pa-\(getpid())-\(UUID().uuidString.prefix(8))"
-        pulseDir = path
-        let env = try AudioHarness.pulseUp(dir: path)
+        pulse = try AudioHarness.PrivatePulse("hostile")
+        let env = pulse!.environment
         let capture = try AudioHarness.startCapture(to: dir.appendingPathComponent("cap.wav"), environment: env)
         let clock = ShiftedClock(boundary: ShiftedClock.twelveFortyFive, secondsAhead: Double(secondsAhead))
         let d = try DaemonProcess(

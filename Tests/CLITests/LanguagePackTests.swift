@@ -76,7 +76,7 @@ final class LanguagePackTests: XCTestCase {
                 let args = ["say", "--local", "--language", pack.language, "--phrasing", phrasing, "--at", "15:45", "--chime", "none"]
                 let r = try BinaryRunner.run(args + ["--pack", pack.url.path, "--output", explicit.path])
                 XCTAssertEqual(r.status, 0, "\(pack.language) \(phrasing): \(r.stderr)")
-                let samples = try Self.samples(explicit)
+                let samples = try XCTUnwrap(WAVSamples.int16(at: explicit), "no data chunk in \(explicit.path)")
                 // A phrase of two or more words: well over half a second of audio, and not silence.
                 XCTAssertGreaterThan(samples.count, 22050 / 2, "\(pack.language) \(phrasing)")
                 let rms = (samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(samples.count, 1))).squareRoot()
@@ -133,23 +133,5 @@ final class LanguagePackTests: XCTestCase {
         process.waitUntilExit()
         try handle.close()
         return (process.terminationStatus, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
-    }
-
-    /// 16-bit PCM samples of a WAV written by `say --output` (the data chunk).
-    static func samples(_ url: URL) throws -> [Int16] {
-        let data = try Data(contentsOf: url)
-        var offset = 12
-        while offset + 8 <= data.count {
-            let id = String(decoding: data[offset..<offset + 4], as: UTF8.self)
-            let size = data[offset + 4..<offset + 8].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
-            if id == "data" {
-                let body = data[offset + 8..<min(data.count, offset + 8 + size)]
-                return stride(from: body.startIndex, to: body.endIndex - 1, by: 2).map {
-                    Int16(bitPattern: UInt16(body[$0]) | UInt16(body[$0 + 1]) << 8)
-                }
-            }
-            offset += 8 + size + (size & 1)
-        }
-        throw CocoaError(.fileReadCorruptFile)
     }
 }

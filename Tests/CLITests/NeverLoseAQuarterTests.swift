@@ -10,7 +10,7 @@ import XCTest
 /// 2-core machine.
 final class NeverLoseAQuarterTests: XCTestCase {
     var dir: URL!
-    var pulseDir: String?
+    var pulse: AudioHarness.PrivatePulse?
     var daemons: [DaemonProcess] = []
 
     override func setUpWithError() throws {
@@ -22,18 +22,14 @@ final class NeverLoseAQuarterTests: XCTestCase {
 
     override func tearDown() {
         for d in daemons { d.stop() }
-        if let pulseDir {
-            try? AudioHarness.pulseDown(dir: pulseDir)
-            try? FileManager.default.removeItem(atPath: pulseDir)
-        }
+        pulse?.stop()
         try? FileManager.default.removeItem(at: dir)
     }
 
     func privatePulse() throws -> [String: String] {
         guard AudioHarness.isAvailable else { throw XCTSkip("PulseAudio not installed: run scripts/install-deps --test") }
-        let path = "/tmp/tc-pa-\(getpid())-\(UUID().uuidString.prefix(8))"
-        pulseDir = path
-        return try AudioHarness.pulseUp(dir: path)
+        pulse = try AudioHarness.PrivatePulse("quarter")
+        return pulse!.environment
     }
 
     var packPath: String { dir.appendingPathComponent("pack").path }

@@ -29,7 +29,7 @@ final class SayDeviceTests: XCTestCase {
 
     /// The samples ALSA's file plugin recorded (its header's lengths may be 0).
     func samples(_ url: URL) throws -> [Int16] {
-        guard let samples = try ALSAFileRecording.samples(at: url) else {
+        guard let samples = try WAVSamples.int16(at: url) else {
             XCTFail("\(url.path) has no data chunk")
             return []
         }

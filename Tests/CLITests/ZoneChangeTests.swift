@@ -9,15 +9,12 @@ import XCTest
 /// the test changes that copy and never the machine's own zone.
 final class ZoneChangeTests: XCTestCase {
     var dir: URL!
-    var pulseDir: String?
+    var pulse: AudioHarness.PrivatePulse?
     var daemon: DaemonProcess?
 
     override func tearDown() {
         daemon?.stop()
-        if let pulseDir {
-            try? AudioHarness.pulseDown(dir: pulseDir)
-            try? FileManager.default.removeItem(atPath: pulseDir)
-        }
+        pulse?.stop()
         if let dir { try? FileManager.default.removeItem(at: dir) }
     }
 
@@ -74,8 +71,8 @@ final class ZoneChangeTests: XCTestCase {
         try FileManager.default.createDirectory(at: cfg, withIntermediateDirectories: true)
         try "interval = \"hour\"\n".write(
             to: cfg.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
-        pulseDir = "/tmp/tc-pa-\(getpid())-\(UUID().uuidString.prefix(8))"
-        var env = try AudioHarness.pulseUp(dir: pulseDir!)
+        pulse = try AudioHarness.PrivatePulse("zone")
+        var env = pulse!.environment
         env["PRIVATE_ETC"] = etc.path
         env["XDG_CONFIG_HOME"] = dir.appendingPathComponent("cfg").path
         // 10:35 UTC is 16:05 in Kolkata; at 300 times real speed a simulated minute is 0.2 s.
