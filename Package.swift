@@ -51,6 +51,9 @@ let package = Package(
         .target(name: "PhraseGrammar", exclude: ["Languages"], swiftSettings: size),
         // Pack manifest + decoding (the only importer of CSndfile).
         .target(name: "SoundPack", dependencies: ["TalkingClockCore", "CSndfile"], swiftSettings: size),
+        // The daemon's decisions as one pure value (sans-I/O): events in, effects out, `now` passed
+        // in. No Glibc, no fds; the daemon is its shell, the simulated year drives it directly.
+        .target(name: "ClockEngine", dependencies: ["TalkingClockCore"], swiftSettings: size),
         // Sequencer/mixer, the AudioSink protocol, per-clip completion.
         .target(name: "Playback", dependencies: ["TalkingClockCore"], swiftSettings: size),
         // AudioSink over ALSA (the only importer of CAlsa).
@@ -61,7 +64,7 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "TalkingClockCore", "TimeZoneRules", "SoundPack", "Playback", "ALSAOutput", "CLinux", "MQTT",
+                "ClockEngine", "TalkingClockCore", "TimeZoneRules", "SoundPack", "Playback", "ALSAOutput", "CLinux", "MQTT",
             ],
             swiftSettings: size
         ),
@@ -92,7 +95,7 @@ let package = Package(
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "TestSupport"]),
         .testTarget(name: "ALSAOutputTests", dependencies: ["ALSAOutput", "Playback", "SoundPack", "Daemon", "TestSupport"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "Daemon", "TestSupport"]),
-        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "TestSupport"]),
+        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "ClockEngine", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["SoundPack", "TestSupport"]),
     ]
 )

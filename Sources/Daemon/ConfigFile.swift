@@ -3,6 +3,38 @@ import Glibc
 import TalkingClockCore
 
 extension ClockDaemon {
+    /// Reads the config file (`path`, or the default location if it exists; none gives the
+    /// defaults) and applies the command line's overrides. `run`, `say`, `schedule` and reload
+    /// all come here: a path that is there but is not a readable config file (a directory, a
+    /// named pipe, garbage) is an error for each, never the defaults in silence nor a hang.
+    public static func loadConfig(path explicit: String?, overrides: ConfigOverrides) throws(DaemonStartError) -> Config {
+        var config = Config()
+        if let path = explicit ?? Self.defaultConfigPath() {
+            if let text = try readConfigText(path) {
+                do { config = try Config.parse(text, source: path, zones: ZoneResolver.lookup()) } catch {
+                    throw DaemonStartError(status: .badInput, description: error.description)
+                }
+            } else if explicit != nil {
+                throw DaemonStartError(status: .badInput, description: "The config file \(path) does not exist; create it (see 'talking-clock config-example') or drop --config.")
+            }
+        }
+        let merged = config.merged(with: overrides)
+        // The file's language, phrasing and lead-in agree (Config.parse checks them); an
+        // override may break that: `--language de` with `phrasing = "12h"` in the file.
+        if overrides.language != nil || overrides.phrasing != nil {
+            let source = overrides.language != nil ? "--language" : "--phrasing"
+            do { try merged.checkSpeech(source: source) } catch {
+                throw DaemonStartError(status: .badInput, description: error.description)
+            }
+        }
+        return merged
+    }
+
+    /// `$XDG_CONFIG_HOME/talking-clock/config.toml` (default `~/.config`): see `UserPaths`.
+    public static func defaultConfigPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        UserPaths.configFile(environment: environment)
+    }
+
     /// Config files larger than this are not a config file (and `--config /dev/zero` must not
     /// read forever).
     static let maximumConfigSize = 1 << 20

@@ -57,6 +57,16 @@ public struct StatusReport: Codable, Equatable, Sendable {
             self.boundary = boundary
             self.onsetErrorMs = ReportJSON.milliseconds(onsetErrorMs)
         }
+
+        /// Every key always present (`null` where it does not apply): a Home Assistant template
+        /// reading `last.onset_error_ms` after a `say` must find it.
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(result, forKey: .result)
+            try c.encode(text, forKey: .text)
+            try c.encode(boundary, forKey: .boundary)
+            try c.encode(onsetErrorMs, forKey: .onsetErrorMs)
+        }
     }
 
     public var driver: String
@@ -157,7 +167,7 @@ public struct RoomReport: Codable, Equatable, Sendable {
 /// `<topic>/<room>/event`. Every key is present; those that do not apply are `null`.
 public struct AnnouncementEvent: Codable, Equatable, Sendable {
     public enum Kind: String, Codable, Sendable {
-        case spoke, skipped, failed
+        case spoke, skipped, cut, failed
     }
 
     public var event: Kind

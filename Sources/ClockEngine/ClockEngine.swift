@@ -1,0 +1,652 @@
+import FoundationEssentials
+import TalkingClockCore
+
+/// The daemon's decisions as one value: events in, effects out, `now` (the daemon's clock, in
+/// seconds) passed in. No file descriptor, no clock read, no Glibc: the shell (`ClockDaemon`) owns
+/// those and executes the effects; the simulated year drives this same value with a manual clock.
+public struct ClockEngine: Sendable {
+    /// What does not change while the daemon runs.
+    public struct Options: Sendable {
+        public var driver: Driver?
+        /// `announce --next` as its own process: announce the next boundary within `maxWait`, then exit.
+        public var oneShot: Bool
+        public var maxWait: Double
+        /// Seconds before a boundary (before its chime's pre-roll) at which the device is opened.
+        public var lead: Double
+        /// The daemon clock's rate against real time (a fast simulated clock: > 1).
+        public var rate: Double
+
+        public init(driver: Driver? = nil, oneShot: Bool = false, maxWait: Double = 60, lead: Double = 1, rate: Double = 1) {
+            self.driver = driver
+            self.oneShot = oneShot
+            self.maxWait = maxWait
+            self.lead = lead
+            self.rate = rate
+        }
+    }
+
+    struct Playing: Sendable {
+        var id: Int
+        var boundary: Int?
+        var anchor: Double?
+        var text: String
+        var local: LocalDateTime
+        var soundAfterAnchor: Double
+        var opened = false
+        var anchorPlayed = false
+        /// The `say` waiting for the device to open.
+        var sayReply: ReplyTo?
+        var sayReplyText: String = ""
+    }
+
+    public let options: Options
+    public private(set) var scheduler: AnnouncementScheduler
+    public private(set) var pack: PackFacts
+    public private(set) var zone: Zone
+    /// The boundary the timer waits for.
+    public private(set) var armed: Int?
+    private var playing: Playing?
+    private var nextPlayID = 1
+    private var waiters: [(boundary: Int, reply: ReplyTo)] = []
+    private var pendingSaves: [ReplyTo: (state: PersistentState, reply: ControlReply)] = [:]
+    public private(set) var last: Outcome?
+    /// Set when the state file could not be read at start; shown until the user sets the mute.
+    public private(set) var stateWarning: String?
+    private var reloadInFlight = false
+    private var reloadAgain = false
+    private var reloadWaiters: [ReplyTo] = []
+    private var nextReloadWaiters: [ReplyTo] = []
+    /// `volume` and `chime` set while a reload is in flight: applied on top of what it loads.
+    private var setDuringReload: (volume: Int?, chime: ChimeStyle?) = (nil, nil)
+    private var stopping = false
+    private var lastStatus: StatusReport?
+    private var statusTimerAt: Double?
+    private var started = false
+
+    public init(options: Options, settings: EngineSettings, state: PersistentState, stateWarning: String?, zone: Zone) {
+        self.options = options
+        self.scheduler = AnnouncementScheduler(config: settings.config, state: state)
+        self.pack = settings.pack
+        self.stateWarning = stateWarning
+        self.zone = zone
+    }
+
+    public var config: Config { scheduler.config }
+    public var driver: Driver { options.driver ?? scheduler.config.driver }
+    public var isPlaying: Bool { playing != nil }
+    /// The boundary of the announcement playing (or opening), if it is one.
+    public var playingBoundary: Int? { playing?.boundary }
+    private var timerDriven: Bool { driver == .timer && !options.oneShot }
+
+    // MARK: - Events
+
+    /// Handles one event at `now` (the daemon's clock) and returns what to do, in order.
+    public mutating func handle(_ event: EngineEvent, now: Double) -> [EngineEffect] {
+        var out: [EngineEffect] = []
+        switch event {
+        case .start: start(now: now, &out)
+        case .timer(.boundary, let clockWasSet, let zone): boundaryTimer(clockWasSet: clockWasSet, zone: zone, now: now, &out)
+        case .timer(.status, _, _): statusTimerAt = nil
+        case .zoneChanged(let z): zoneChanged(z, now: now, &out)
+        case .control(let request, let replyTo): control(request, replyTo, now: now, &out)
+        case .playback(let id, let report): playback(id, report, now: now, &out)
+        case .saved(let replyTo, let error): saved(replyTo, error: error, now: now, &out)
+        case .reloaded(let result, let z): reloaded(result, zone: z, now: now, &out)
+        case .reloadRequested:
+            out.append(.log(LogLine(.info, "reload requested", [("signal", "SIGHUP")])))
+            requestReload(nil, &out)
+        case .stop: stop(&out)
+        }
+        finish(now: now, &out)
+        return out
+    }
+
+    private mutating func start(now: Double, _ out: inout [EngineEffect]) {
+        started = true
+        if options.oneShot {
+            if let reply = trigger(maxWait: options.maxWait, waiter: .oneShot, now: now, &out) {
+                out.append(.reply(.oneShot, reply))
+                out.append(.exit(Self.exitStatus(reply)))
+            }
+        } else if driver == .timer {
+            arm(scheduler.nextBoundary(after: now, in: zone), now: now, &out)
+        }
+    }
+
+    static func exitStatus(_ reply: ControlReply) -> ExitStatus {
+        if case .error(_, let kind) = reply { return kind.exitStatus }
+        return .ok
+    }
+
+    // MARK: Timing
+
+    /// Seconds of audio before the anchor of `boundary`'s announcement (the Westminster quarters).
+    func preroll(for boundary: Int) -> Double {
+        let local = CivilTime.local(boundary, in: zone)
+        guard let planned = try? pack.plan(local.hour, local.minute, scheduler.config.announcementStyle) else { return 0 }
+        return Double(planned.timeline.anchorFrame) / Double(planned.timeline.format.sampleRate)
+    }
+
+    /// When to wake for `boundary` (clock seconds): the lead, the chime's pre-roll and the output latency before it.
+    public func wakeTime(for boundary: Int) -> Double {
+        Double(boundary) - (options.lead + preroll(for: boundary) + scheduler.config.outputLatencyMs / 1000) * options.rate
+    }
+
+    private mutating func arm(_ boundary: Int, now: Double, _ out: inout [EngineEffect]) {
+        armed = boundary
+        // An `announce` waiting for another boundary (the zone, the interval or the clock changed
+        // under it) is answered now rather than never.
+        for stale in Set(waiters.map(\.boundary)) where stale != boundary && stale != playing?.boundary {
+            resolveWaiters(
+                stale,
+                .error(
+                    "\(CivilTime.local(stale, in: zone).rfc3339) is no longer the next boundary (the zone, the interval or the clock changed); trigger again",
+                    kind: .stale), &out)
+        }
+        out.append(.arm(.boundary, at: wakeTime(for: boundary)))
+    }
+
+    private mutating func disarm(_ out: inout [EngineEffect]) {
+        guard armed != nil else { return }
+        armed = nil
+        out.append(.arm(.boundary, at: nil))
+    }
+
+    private mutating func boundaryTimer(clockWasSet: Bool, zone newZone: Zone, now: Double, _ out: inout [EngineEffect]) {
+        noteZone(newZone, now: now, &out)
+        if clockWasSet {
+            // An NTP step or a manual `date`: decide again from the clock as it reads now.
+            out.append(.log(LogLine(.notice, "clock was set", [("now", CivilTime.utcString(Int(now)))])))
+            if let boundary = armed, now <= Double(boundary) + scheduler.config.lateLimit,
+                now >= wakeTime(for: boundary) - options.lead
+            {
+                announce(boundary, now: now, &out)  // the step landed us right at it
+            } else {
+                armed = nil
+                if timerDriven { arm(scheduler.boundaryToArm(after: nil, now: now, in: zone), now: now, &out) }
+            }
+            return
+        }
+        guard let boundary = armed else { return }
+        if now < wakeTime(for: boundary) - 0.5 {
+            // Woke early (only if the clock moved back under a monotonic wait): wait again.
+            arm(boundary, now: now, &out)
+            return
+        }
+        announce(boundary, now: now, &out)
+    }
+
+    private mutating func zoneChanged(_ newZone: Zone, now: Double, _ out: inout [EngineEffect]) {
+        guard noteZone(newZone, now: now, &out) else { return }
+        if timerDriven { arm(scheduler.boundaryToArm(after: nil, now: now, in: zone), now: now, &out) }
+    }
+
+    /// Makes `newZone` the zone in effect; returns whether it differs from the one before.
+    @discardableResult
+    private mutating func noteZone(_ newZone: Zone, now: Double, _ out: inout [EngineEffect]) -> Bool {
+        guard newZone != zone else { return false }
+        let before = zone
+        zone = newZone
+        if newZone.identifier != before.identifier {
+            out.append(.log(LogLine(.notice, "zone changed", [("from", before.identifier), ("to", newZone.identifier)])))
+        } else {
+            let t = Int(now)
+            out.append(
+                .log(
+                    LogLine(
+                        .notice, "zone rules reloaded",
+                        [
+                            ("zone", newZone.identifier), ("file", newZone.file ?? "none"),
+                            ("offset_before", CivilTime.formatOffset(before.offset(at: t))),
+                            ("offset_now", CivilTime.formatOffset(newZone.offset(at: t))),
+                        ])))
+        }
+        return true
+    }
+
+    // MARK: Deciding a boundary
+
+    private mutating func announce(_ boundary: Int, now: Double, _ out: inout [EngineEffect]) {
+        cutIfStale(now: now, &out)
+        if let current = playing, current.boundary != boundary {
+            // The boundary always wins: an on-demand `say` that would overlap its lead or pre-roll
+            // is cut, and so is the tail of an earlier boundary's announcement.
+            cut(
+                reason: "the boundary \(CivilTime.local(boundary, in: zone).rfc3339) is due", kind: .muted, now: now, &out)
+        }
+        let local = CivilTime.local(boundary, in: zone)
+        armed = nil
+        if !BoundarySchedule.isBoundary(boundary, in: zone, interval: scheduler.config.interval) {
+            // Armed in another zone (it changed while we waited, and no watch saw it).
+            record(Outcome(.skipped, boundary: boundary, at: local.rfc3339, reason: "zone-changed", replyKind: .stale), &out)
+            if timerDriven { arm(scheduler.boundaryToArm(after: nil, now: now, in: zone), now: now, &out) }
+            return
+        }
+        let decision = scheduler.decide(boundary: boundary, now: now, in: zone)
+        switch decision {
+        case .skip(_, let local, let reason):
+            scheduler.recordSkipped(decision)
+            let kind: ControlErrorKind = [.muted, .quiet, .nothingToPlay].contains(reason) ? .muted : .stale
+            record(Outcome(.skipped, boundary: boundary, at: local.rfc3339, reason: reason.rawValue, replyKind: kind), &out)
+        case .speak(_, let local, let style, let gain):
+            startPlaying(boundary: boundary, local: local, style: style, gain: gain, anchor: Double(boundary), now: now, &out)
+        }
+        // After a stale skip (a resume), a later boundary that passed within the late limit is next.
+        if timerDriven { arm(scheduler.boundaryToArm(after: boundary, now: now, in: zone), now: now, &out) }
+    }
+
+    /// Plans and asks the shell to open the device. Returns the failure if it could not be planned.
+    @discardableResult
+    private mutating func startPlaying(
+        boundary: Int?, local: LocalDateTime, style: AnnouncementStyle, gain: Float, anchor: Double?, now: Double,
+        sayReply: ReplyTo? = nil, _ out: inout [EngineEffect]
+    ) -> Outcome? {
+        let planned: PackFacts.Planned
+        do { planned = try pack.plan(local.hour, local.minute, style) } catch {
+            let o = Outcome(.failed, boundary: boundary, at: local.rfc3339, reason: "\(error)", replyKind: .pack)
+            record(o, &out)
+            return o
+        }
+        guard !planned.timeline.items.isEmpty else {
+            let o = Outcome(
+                .failed, boundary: boundary, at: local.rfc3339, reason: "nothing to play (voice off and no chime)",
+                replyKind: .muted)
+            record(o, &out)
+            return o
+        }
+        let id = nextPlayID
+        nextPlayID += 1
+        let t = planned.timeline
+        playing = Playing(
+            id: id, boundary: boundary, anchor: anchor, text: planned.plan.phrase.text, local: local,
+            soundAfterAnchor: Double((t.items.map(\.end).max() ?? 0) - t.anchorFrame) / Double(t.format.sampleRate),
+            sayReply: sayReply)
+        out.append(.play(PlayRequest(id: id, boundary: boundary, anchor: anchor, planned: planned, gain: gain, local: local)))
+        return nil
+    }
+
+    // MARK: Playing
+
+    private mutating func playback(_ id: Int, _ report: PlaybackReport, now: Double, _ out: inout [EngineEffect]) {
+        guard var current = playing, current.id == id else { return }
+        switch report {
+        case .opened:
+            if let boundary = current.boundary, now > Double(boundary) + scheduler.config.lateLimit {
+                // Opening the device took so long that the time would be said stale: abandon it.
+                playing = nil
+                out.append(.cut(id: id))
+                record(
+                    Outcome(
+                        .failed, boundary: boundary, at: current.local.rfc3339, text: current.text,
+                        reason: "abandoned: the device opened more than late-limit after the boundary", replyKind: .stale),
+                    &out)
+                return
+            }
+            current.opened = true
+            playing = current
+            if let boundary = current.boundary {
+                // At most once, even across a crash in the middle of the announcement.
+                scheduler.recordSpoken(boundary)
+                out.append(.save(scheduler.state, for: nil))
+            }
+            out.append(.begin(id: id))
+            if let reply = current.sayReply {
+                playing?.sayReply = nil
+                out.append(.reply(reply, .ok(current.sayReplyText)))
+            }
+        case .couldNotStart(let reason, let kind):
+            playing = nil
+            let o = Outcome(.failed, boundary: current.boundary, at: current.local.rfc3339, reason: reason, replyKind: kind)
+            record(o, &out)
+            if let reply = current.sayReply { out.append(.reply(reply, .error("failed: \(reason)", kind: kind))) }
+        case .pumped(let anchorPlayed):
+            playing?.anchorPlayed = anchorPlayed
+            cutIfStale(now: now, &out)
+        case .finished(let onset):
+            playing = nil
+            record(
+                Outcome(.spoke, boundary: current.boundary, at: current.local.rfc3339, text: current.text, onsetErrorMs: onset),
+                &out)
+        case .failed(let reason):
+            playing = nil
+            record(
+                Outcome(.failed, boundary: current.boundary, at: current.local.rfc3339, text: current.text, reason: reason, replyKind: .device),
+                &out)
+        }
+    }
+
+    /// Cuts the announcement playing if the machine slept, or the clock was stepped forward, while
+    /// it waited for its instant or played: what is left of it would say a time that has passed.
+    private mutating func cutIfStale(now: Double, _ out: inout [EngineEffect]) {
+        guard let current = playing, let anchor = current.anchor else { return }
+        let slack = max(scheduler.config.lateLimit / options.rate, 1)
+        let sound = current.anchorPlayed ? current.soundAfterAnchor : 0
+        guard now > anchor + (sound + slack) * options.rate else { return }
+        cut(reason: "stale: the clock moved past it (suspend or clock step)", kind: .stale, now: now, &out)
+    }
+
+    /// Cuts the announcement playing (or opening): its outcome is `cut` with `reason`.
+    private mutating func cut(reason: String, kind: ControlErrorKind, now: Double, _ out: inout [EngineEffect]) {
+        guard let current = playing else { return }
+        playing = nil
+        out.append(.cut(id: current.id))
+        record(
+            Outcome(.cut, boundary: current.boundary, at: current.local.rfc3339, text: current.text, reason: reason, replyKind: kind),
+            &out)
+        if let reply = current.sayReply { out.append(.reply(reply, .error("cut before it started: \(reason)", kind: kind))) }
+    }
+
+    /// The one place an outcome is made known: last, the log, MQTT, and the waiters' replies.
+    private mutating func record(_ outcome: Outcome, _ out: inout [EngineEffect]) {
+        last = outcome
+        out.append(.outcome(outcome))
+        if let boundary = outcome.boundary { resolveWaiters(boundary, outcome.reply, &out) }
+    }
+
+    private mutating func resolveWaiters(_ boundary: Int, _ reply: ControlReply, _ out: inout [EngineEffect]) {
+        let due = waiters.filter { $0.boundary == boundary }
+        guard !due.isEmpty else { return }
+        waiters.removeAll { $0.boundary == boundary }
+        for waiter in due {
+            out.append(.reply(waiter.reply, reply))
+            if waiter.reply == .oneShot { out.append(.exit(Self.exitStatus(reply))) }
+        }
+    }
+
+    // MARK: - Control
+
+    private mutating func control(_ request: ControlRequest, _ replyTo: ReplyTo, now: Double, _ out: inout [EngineEffect]) {
+        if let reply = respond(request, replyTo, now: now, &out) { out.append(.reply(replyTo, reply)) }
+    }
+
+    /// The reply now, or nil when it comes later (an `announce`, a `reload`, a mute being saved, a
+    /// `say` whose device is opening).
+    private mutating func respond(_ request: ControlRequest, _ replyTo: ReplyTo, now: Double, _ out: inout [EngineEffect])
+        -> ControlReply?
+    {
+        switch request {
+        case .help: return .ok(ControlRequest.helpText)
+        case .status: return .ok(Self.line(status(now: now)))
+        case .statusJSON: return .ok(status(now: now).json)
+        case .say: return say(at: nil, replyTo, now: now, &out)
+        case .sayAt(let instant): return say(at: instant, replyTo, now: now, &out)
+        case .trigger: return trigger(maxWait: options.maxWait, waiter: nil, now: now, &out)
+        case .announce(let maxWait): return trigger(maxWait: Double(maxWait), waiter: replyTo, now: now, &out)
+        case .mute, .muteFor, .muteUntil, .unmute:
+            var state = scheduler.state
+            switch request {
+            case .mute: state.mute = .muted
+            case .muteFor(let seconds): state.mute = .mutedUntil(Int(now) + seconds)
+            case .muteUntil(let h, let m): state.mute = .mutedUntil(Mute.nextInstant(hour: h, minute: m, after: Int(now), in: zone))
+            default: state.mute = .unmuted
+            }
+            // Applied once it is on disk: a mute that could not be saved is refused, never lost at a restart.
+            pendingSaves[replyTo] = (state, .ok(state.mute.description(in: zone)))
+            out.append(.save(state, for: replyTo))
+            return nil
+        case .skip:
+            if playing != nil {
+                out.append(.log(LogLine(.info, "skip requested", [("action", "cut the current announcement")])))
+                cut(reason: "skip requested", kind: .muted, now: now, &out)
+                return .ok("cut the current announcement")
+            }
+            scheduler.skipNext = true
+            out.append(.log(LogLine(.info, "skip requested", [("action", "leave out the next announcement")])))
+            return .ok("the next announcement will be left out ('unskip' takes it back)")
+        case .unskip:
+            guard scheduler.skipNext else { return .ok("no skip was pending") }
+            scheduler.skipNext = false
+            out.append(.log(LogLine(.info, "skip taken back")))
+            return .ok("the next announcement will be spoken")
+        case .chime(let style):
+            // The same check as at start and reload: the pack must be able to ring it.
+            if let problem = pack.chimeProblem(style) { return .error("chime not changed: \(problem)", kind: .pack) }
+            scheduler.config.chime = style
+            if reloadInFlight { setDuringReload.chime = style }
+            out.append(.log(LogLine(.info, "chime changed", [("chime", style.rawValue), ("until", "reload")])))
+            rearmForNewSettings(now: now, &out)
+            return .ok("chime \(style.rawValue) (until reload or restart; set chime in the config to keep it)")
+        case .volume(let percent):
+            scheduler.config.volume = percent
+            if reloadInFlight { setDuringReload.volume = percent }
+            out.append(.log(LogLine(.info, "volume changed", [("volume", "\(percent)"), ("until", "reload")])))
+            return .ok("volume \(percent) (until reload or restart; set volume in the config to keep it)")
+        case .reload:
+            requestReload(replyTo, &out)
+            return nil
+        }
+    }
+
+    /// A changed chime may change the pre-roll of the boundary armed: wake for it at the new time.
+    private mutating func rearmForNewSettings(now: Double, _ out: inout [EngineEffect]) {
+        if let boundary = armed, timerDriven { arm(boundary, now: now, &out) }
+    }
+
+    private mutating func saved(_ replyTo: ReplyTo, error: String?, now: Double, _ out: inout [EngineEffect]) {
+        guard let pending = pendingSaves.removeValue(forKey: replyTo) else { return }
+        if let error {
+            out.append(.reply(replyTo, .error("mute state not changed: \(error)", kind: .state)))
+            return
+        }
+        scheduler.state = pending.state
+        stateWarning = nil
+        out.append(.log(LogLine(.info, "mute changed", [("mute", "\(pending.state.mute)")])))
+        if let current = playing, let b = current.boundary, pending.state.mute.isMuted(at: b) {
+            // Muted while its announcement waits for the boundary or plays: silence now.
+            cut(reason: "muted", kind: .muted, now: now, &out)
+        }
+        out.append(.reply(replyTo, pending.reply))
+    }
+
+    /// `say` (now) and `say at T` (first sample at `T`, within the late limit and the horizon).
+    private mutating func say(at instant: Double?, _ replyTo: ReplyTo, now: Double, _ out: inout [EngineEffect]) -> ControlReply? {
+        var ahead = 0.0
+        if let instant {
+            let at = Format.fixed(instant, 3)
+            ahead = instant - now
+            out.append(.log(LogLine(.info, "say at", [("instant", at), ("ahead_s", Format.fixed(ahead, 3))])))
+            guard ahead <= ControlRequest.sayAtHorizon else {
+                return .error(
+                    "say at \(at) is \(Format.fixed(ahead, 1)) s ahead, more than \(Int(ControlRequest.sayAtHorizon)) s; send it closer to the instant (say --everywhere picks the next whole second at least 0.5 s away)",
+                    kind: .usage)
+            }
+            guard -ahead <= scheduler.config.lateLimit else {
+                return .error(
+                    "say at \(at) arrived \(Format.fixed(-ahead, 3)) s after its instant, more than late-limit (\(Format.fixed(scheduler.config.lateLimit, 1)) s); nothing spoken. Check that this machine's clock is synchronised (chronyc tracking) and the broker is reachable",
+                    kind: .stale)
+            }
+        }
+        if let current = playing {
+            if let b = current.boundary {
+                return .error(
+                    "the announcement for \(CivilTime.local(b, in: zone).rfc3339) is playing or about to; try again when it ends, or 'skip' it",
+                    kind: .busy)
+            }
+            cut(reason: "replaced by another say", kind: .muted, now: now, &out)  // a later `say` replaces an earlier one
+        }
+        let spokenAt = max(instant ?? now, now)
+        let local = CivilTime.local(Int(spokenAt.rounded(.down)), in: zone)
+        var style = scheduler.config.announcementStyle
+        style.chime = .none  // on demand: just the time
+        let anchor = (instant != nil && ahead > 0) ? instant : nil
+        if let failure = startPlaying(
+            boundary: nil, local: local, style: style, gain: Float(scheduler.config.volume) / 100, anchor: anchor, now: now,
+            sayReply: replyTo, &out)
+        {
+            return .error("failed: \(failure.reason ?? "")", kind: failure.replyKind)
+        }
+        let text = playing?.text ?? ""
+        if let instant {
+            let at = Format.fixed(instant, 3)
+            playing?.sayReplyText =
+                ahead > 0
+                ? "speaking \"\(text)\" at \(at) (in \(Format.fixed(ahead, 3)) s)"
+                : "speaking \"\(text)\" now, \(Format.fixed(-ahead, 3)) s late (say at \(at) arrived after its instant)"
+        } else {
+            playing?.sayReplyText = "speaking \(text)"
+        }
+        return nil
+    }
+
+    /// A trigger (`trigger`, `announce N`, `announce --next`): arm the next boundary if it is within
+    /// `maxWait`. With a waiter, the reply comes once the boundary has been decided and played.
+    private mutating func trigger(maxWait: Double, waiter: ReplyTo?, now: Double, _ out: inout [EngineEffect]) -> ControlReply? {
+        let recent = BoundarySchedule.next(after: now - scheduler.config.lateLimit, in: zone, interval: scheduler.config.interval)
+        if case .skip(_, let local, .alreadySpoken) = scheduler.decide(boundary: recent, now: now, in: zone), playing?.boundary != recent {
+            let o = Outcome(.skipped, boundary: recent, at: local.rfc3339, reason: SkipReason.alreadySpoken.rawValue, replyKind: .stale)
+            last = o
+            out.append(.outcome(o))
+            return .error("\(local.rfc3339) was already announced", kind: .stale)
+        }
+        let boundary = scheduler.nextBoundary(after: now - scheduler.config.lateLimit, in: zone)
+        let local = CivilTime.local(boundary, in: zone)
+        let wait = Double(boundary) - now
+        out.append(.log(LogLine(.info, "trigger", [("boundary", local.rfc3339), ("wait_s", Format.fixed(wait, 1))])))
+        // The wait is checked first, whatever is armed: on the timer driver the next boundary is
+        // always armed, and `announce --next --max-wait 5` must not wait a quarter of an hour.
+        guard wait <= maxWait || playing?.boundary == boundary else {
+            return .error(
+                "the next boundary (\(local.rfc3339)) is \(Int(wait.rounded())) s away, more than --max-wait \(Int(maxWait)) s; trigger closer to it",
+                kind: .stale)
+        }
+        if playing?.boundary == boundary || armed == boundary {
+            guard let waiter else { return .ok("already announcing \(local.rfc3339)") }
+            waiters.append((boundary, waiter))
+            return nil
+        }
+        if let waiter { waiters.append((boundary, waiter)) }
+        if now >= wakeTime(for: boundary) {
+            announce(boundary, now: now, &out)  // already inside the lead and pre-roll (or late, within the late limit)
+        } else {
+            arm(boundary, now: now, &out)
+        }
+        return waiter == nil ? .ok("announcing \(local.rfc3339) in \(Format.fixed(max(0, wait), 1)) s") : nil
+    }
+
+    // MARK: Reload
+
+    private mutating func requestReload(_ replyTo: ReplyTo?, _ out: inout [EngineEffect]) {
+        if reloadInFlight {
+            reloadAgain = true
+            if let replyTo { nextReloadWaiters.append(replyTo) }
+            return
+        }
+        reloadInFlight = true
+        setDuringReload = (nil, nil)
+        if let replyTo { reloadWaiters.append(replyTo) }
+        out.append(.startReload)
+    }
+
+    private mutating func reloaded(
+        _ result: Result<EngineSettings, SettingsFailure>, zone newZone: Zone, now: Double, _ out: inout [EngineEffect]
+    ) {
+        let reply: ControlReply
+        switch result {
+        case .failure(let failure):
+            out.append(.log(LogLine(.error, "reload refused", [("reason", failure.message)])))
+            reply = .error("reload refused, the previous configuration and pack stay: \(failure.message)", kind: failure.kind)
+        case .success(var settings):
+            // What was set while the reload ran was set after it read the file: it stands.
+            if let volume = setDuringReload.volume { settings.config.volume = volume }
+            if let chime = setDuringReload.chime {
+                if let problem = settings.pack.chimeProblem(chime) {
+                    out.append(.log(LogLine(.warning, "chime set during reload dropped", [("chime", chime.rawValue), ("reason", problem)])))
+                } else {
+                    settings.config.chime = chime
+                }
+            }
+            scheduler.config = settings.config
+            pack = settings.pack
+            noteZone(newZone, now: now, &out)
+            out.append(.adopt(settings.config))
+            out.append(.log(LogLine(.info, "reloaded", [("pack", pack.name), ("device", settings.config.device)])))
+            // Also while playing: the boundary armed may not be one in the new zone or interval.
+            if timerDriven {
+                arm(scheduler.boundaryToArm(after: nil, now: now, in: zone), now: now, &out)
+            } else if armed != nil, let boundary = armed {
+                arm(boundary, now: now, &out)
+            }
+            reply = .ok("reloaded" + (settings.warning.map { "; warning: \($0)" } ?? ""))
+        }
+        for waiter in reloadWaiters { out.append(.reply(waiter, reply)) }
+        reloadWaiters = []
+        reloadInFlight = false
+        setDuringReload = (nil, nil)
+        if reloadAgain {
+            reloadAgain = false
+            reloadWaiters = nextReloadWaiters
+            nextReloadWaiters = []
+            reloadInFlight = true
+            out.append(.startReload)
+        }
+    }
+
+    private mutating func stop(_ out: inout [EngineEffect]) {
+        stopping = true
+        out.append(.log(LogLine(.info, "stopping")))
+        if let current = playing {
+            playing = nil
+            out.append(.cut(id: current.id))
+            if let boundary = current.boundary {
+                // Spoken (at least in part): the record says so; not an outcome anyone waits on now.
+                resolveWaiters(boundary, .error("not announced: the daemon is stopping", kind: .stale), &out)
+            }
+        }
+        for boundary in Set(waiters.map(\.boundary)) {
+            resolveWaiters(boundary, .error("not announced: the daemon is stopping", kind: .stale), &out)
+        }
+        out.append(.exit(.ok))
+    }
+
+    // MARK: - Status
+
+    /// The one status value: `status`, `status json`, MQTT `state` and systemd's STATUS render it.
+    public func status(now: Double) -> StatusReport {
+        let t = Int(now)
+        let next = armed.map { b -> StatusReport.Next in
+            let local = CivilTime.local(b, in: zone)
+            return StatusReport.Next(
+                at: local.rfc3339,
+                text: Phrase.forTime(hour: local.hour, minute: local.minute, style: scheduler.config.announcementStyle.phrase).text)
+        }
+        let mute = scheduler.state.mute.resolved(at: t)
+        return StatusReport(
+            driver: driver.rawValue, next: next, muted: mute.isMuted(at: t), mute: mute.description(in: zone),
+            skipPending: scheduler.skipNext, stateWarning: stateWarning,
+            quiet: QuietHours.rule(in: scheduler.config.quiet, at: CivilTime.local(t, in: zone))?.description,
+            last: last?.last, playing: playing != nil, device: scheduler.config.device, pack: pack.name,
+            zone: zone.identifier, chime: scheduler.config.chime.rawValue, volume: scheduler.config.volume)
+    }
+
+    /// `status`'s one line (and systemd's STATUS=).
+    public static func line(_ s: StatusReport) -> String {
+        var parts = ["driver \(s.driver)"]
+        if let next = s.next { parts.append("next \(next.at) \"\(next.text)\"") }
+        parts.append("mute \(s.mute)")
+        if s.skipPending { parts.append("skip pending (the next announcement is left out; 'unskip' takes it back)") }
+        if let w = s.stateWarning { parts.append("warning: \(w)") }
+        if let last = s.last {
+            parts.append("last \(last.result)" + (last.onsetErrorMs.map { " (onset \(Format.fixed($0, 3, sign: true)) ms)" } ?? ""))
+        }
+        parts.append("device \(s.device)")
+        parts.append("pack \(s.pack)")
+        return parts.joined(separator: "; ")
+    }
+
+    /// After every event: the status if it changed, and the status timer at the next instant the
+    /// status changes by itself (a timed mute running out), so no surface shows a stale mute.
+    private mutating func finish(now: Double, _ out: inout [EngineEffect]) {
+        guard started else { return }
+        let s = status(now: now)
+        if s != lastStatus {
+            lastStatus = s
+            out.append(.status(s, line: Self.line(s)))
+        }
+        var due: Double?
+        if case .mutedUntil(let end) = scheduler.state.mute, Double(end) > now { due = Double(end) }
+        if due != statusTimerAt {
+            statusTimerAt = due
+            out.append(.arm(.status, at: due))
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import ClockEngine
+import FoundationEssentials
+import SoundPack
+import TalkingClockCore
+
+/// A config and its decoded pack, loaded together (at start, and off the loop by a reload).
+struct LoadedSettings {
+    var config: Config
+    var pack: SoundPack
+    /// The `[mqtt]` table resolved (its password file read), if there is one.
+    var mqtt: MQTTSettings?
+    /// The device could not be opened when the settings were loaded.
+    var deviceWarning: String?
+
+    /// What the engine knows of them.
+    var engineSettings: EngineSettings {
+        EngineSettings(config: config, pack: PackFacts(pack), warning: deviceWarning)
+    }
+}
+
+extension PackFacts {
+    /// The engine's view of a decoded pack: its name, its plans and which chimes it can ring.
+    init(_ pack: SoundPack) {
+        nonisolated(unsafe) let pack = pack  // read-only once decoded; used on the loop thread only
+        self.init(
+            name: pack.name,
+            plan: { hour, minute, style in
+                let plan = try pack.plan(hour: hour, minute: minute, style: style)
+                return Planned(plan: plan, timeline: try pack.timeline(for: plan))
+            },
+            chimeProblem: { style in
+                do throws(PackError) { _ = try pack.chimePattern(for: style) } catch { return error.description }
+                return nil
+            })
+    }
+}
+
+extension ClockDaemon {
+    /// Loads everything a start or a reload needs that may block (files, the pack's decoding, the
+    /// device check, the MQTT password file): on a reload this runs off the loop.
+    static func loadSettings(_ options: DaemonOptions, checkDevice: Bool) throws(DaemonStartError) -> LoadedSettings {
+        let config = try loadConfig(options)
+        var mqtt: MQTTSettings?
+        if let table = config.mqtt, !options.oneShot {
+            mqtt = try MQTTSettings.resolve(
+                table, configPath: options.configPath ?? defaultConfigPath(), version: options.version)
+        }
+        let pack = try loadPack(for: config)
+        var warning: String?
+        if checkDevice, let failure = Outputs.probe(config.device) {
+            warning = deviceWarning(config.device, failure)
+        }
+        return LoadedSettings(config: config, pack: pack, mqtt: mqtt, deviceWarning: warning)
+    }
+
+    static func deviceWarning(_ device: String, _ failure: SinkErrorDescription) -> String {
+        "the sound device \"\(device)\" cannot be opened now (\(failure.description)); announcements will fail until it can. Fix 'device' in the config or --device ('aplay -L' lists the devices), then reload."
+    }
+
+    static func loadConfig(_ options: DaemonOptions) throws(DaemonStartError) -> Config {
+        let config = try loadConfig(path: options.configPath, overrides: options.overrides)
+        // A TZ that cannot be read is refused at start, not read as UTC at every boundary.
+        if config.zone == nil {
+            do { _ = try ZoneResolver.resolve(explicit: nil) } catch {
+                throw DaemonStartError(status: .badInput, description: error.description)
+            }
+        }
+        return config
+    }
+
+    /// Loads and decodes the config's pack, and makes sure it can ring the config's chime.
+    static func loadPack(for config: Config) throws(DaemonStartError) -> SoundPack {
+        let url: URL
+        switch PackLocator.locate(config.pack) {
+        case .success(let found): url = found
+        case .failure(let error):
+            throw DaemonStartError(
+                status: .packError,
+                description: error.description + (config.packOrigin.map { " (The pack is set by 'pack' in \($0).)" } ?? ""))
+        }
+        do {
+            let pack = try SoundPack(directory: url, scan: true)
+            try pack.requireLanguage(config.language)
+            // Decode everything now: nothing is decoded on the boundary, and a damaged clip is
+            // found at start or reload, not when it should be heard.
+            try pack.preload()
+            _ = try pack.chimePattern(for: config.chime)
+            return pack
+        } catch {
+            throw DaemonStartError(status: .packError, description: error.description)
+        }
+    }
+}
+
+typealias SinkErrorDescription = CustomStringConvertible
