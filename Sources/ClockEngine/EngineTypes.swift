@@ -149,7 +149,9 @@ public struct Outcome: Hashable, Sendable {
         switch kind {
         case .spoke: return LogLine(.info, "spoke", meta)
         case .skipped: return LogLine(reason == SkipReason.stale.rawValue ? .warning : .info, "skipped", meta)
-        case .cut: return LogLine(reason?.hasPrefix("stale") == true ? .warning : .info, "announcement cut", meta)
+        case .cut:
+            meta.append(("kind", boundary == nil ? "say" : "boundary"))
+            return LogLine(reason?.hasPrefix("stale") == true ? .warning : .info, "announcement cut", meta)
         case .failed: return LogLine(.error, "announcement failed", meta)
         }
     }

@@ -1,4 +1,5 @@
 import CLinux
+import ClockEngine
 import Daemon
 import Foundation
 import Playback
@@ -13,19 +14,43 @@ import XCTest
 /// missed unless excused, none doubled, none spoken stale or with the wrong words, none spoken
 /// while muted or quiet, and memory flat.
 ///
-/// CI runs one month (from March 15: London's spring-forward night is in it); `scripts/simulate-year`
-/// runs 365 days (`TALKING_CLOCK_SIM_DAYS`, `TALKING_CLOCK_SIM_SEED`; `TALKING_CLOCK_SIM_TRACE=<epoch>`
-/// prints what happens within two hours of that instant).
+/// CI runs one month (from March 15: London's spring-forward night is in it) for each of ten seeds;
+/// `scripts/simulate-year` runs 365 days (`TALKING_CLOCK_SIM_DAYS`, `TALKING_CLOCK_SIM_SEED` — one
+/// seed or several, comma-separated; `TALKING_CLOCK_SIM_TRACE=<epoch>` prints what happens within
+/// two hours of that instant). Says (often near a boundary) and reloads (with a setting sent while
+/// they run) are among the perturbations.
 ///
-/// `SimulatedDaemon` repeats `ClockDaemon`'s event handling step for step (the functions carry the
-/// same names) over the same pure pieces: `AnnouncementScheduler` (including `boundaryToArm`),
-/// `BoundarySchedule`, `Phrase`/`Vocabulary`, `Timeline`, `Mixer`, `PlaybackSession` and
-/// `StateStore`. ClockDaemon owns its timerfds and ALSA device, so it cannot run on a manual clock;
-/// its glue is mirrored here, and a change to it must be mirrored too.
+/// The decisions are the real daemon's: `SimulatedDaemon` holds the same `ClockEngine` value that
+/// `ClockDaemon` executes, and only carries out its effects on the simulated machine (a timer
+/// instant, a counting sink, a real `StateStore`). There is no copy of the daemon's logic here.
 final class SimulatedYearTests: XCTestCase {
     func testBoundariesOnAManualClockWithSuspendsStepsZoneChangesMutesAndRestarts() throws {
-        let days = Int(ProcessInfo.processInfo.environment["TALKING_CLOCK_SIM_DAYS"] ?? "") ?? 31
-        let seed = UInt64(ProcessInfo.processInfo.environment["TALKING_CLOCK_SIM_SEED"] ?? "") ?? 2026
+        let environment = ProcessInfo.processInfo.environment
+        let days = Int(environment["TALKING_CLOCK_SIM_DAYS"] ?? "") ?? 31
+        // Ten seeds by default: each a different month of suspends, steps, says and reloads.
+        let seeds =
+            environment["TALKING_CLOCK_SIM_SEED"].map { $0.split(separator: ",").compactMap { UInt64($0) } }
+            ?? Array(2026...2035)
+        var total = Counts()
+        for seed in seeds {
+            let sim = try runSimulation(days: days, seed: seed)
+            for (key, value) in sim.count.values { total.add(key, value) }
+        }
+        // The perturbations must reach the interesting paths, or the runs prove little.
+        for key in [
+            "spoken on time", "spoken late", "due late", "silent: muted", "silent: quiet", "excused: stale",
+            "excused: replayed", "suspends", "steps forward", "steps back", "zone changes", "restarts",
+            "events near a boundary", "spoken in another zone", "cut: stale", "spoken within 2 h of a DST change",
+            "calm DST nights", "says", "says near a boundary", "says cut by a boundary", "reloads",
+            "settings kept across a reload",
+        ] where days >= 28 {
+            XCTAssertGreaterThan(total[key], 0, "never exercised in \(seeds.count) seeds: \(key)")
+        }
+    }
+
+    /// One seeded run; fails the test for every violation, a boundary never judged, or memory growth.
+    private func runSimulation(days: Int, seed: UInt64) throws -> YearSimulation {
+        let environment = ProcessInfo.processInfo.environment
         let dir = URL(
             fileURLWithPath: FileManager.default.isWritableFile(atPath: "/dev/shm")
                 ? "/dev/shm" : NSTemporaryDirectory()
@@ -37,29 +62,24 @@ final class SimulatedYearTests: XCTestCase {
         sim.run()
         let report = sim.report(seconds: Date().timeIntervalSince(started))
         print(report)
-        if let path = ProcessInfo.processInfo.environment["TALKING_CLOCK_SIM_REPORT"] {
-            try report.write(toFile: path, atomically: true, encoding: .utf8)
+        if let path = environment["TALKING_CLOCK_SIM_REPORT"] {
+            let previous = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+            try (previous + report).write(toFile: path, atomically: true, encoding: .utf8)
         }
-        XCTAssertEqual(sim.violations, [], "\(sim.violations.count) violations; first: \(sim.violations.prefix(5))")
+        XCTAssertEqual(
+            sim.violations, [], "seed \(seed): \(sim.violations.count) violations; first: \(sim.violations.prefix(5))")
         let missing = stride(from: Int(sim.start / 900) * 900 + 900, to: Int(sim.end), by: 900).filter {
             !sim.judged.contains($0)
         }
         XCTAssertEqual(
             sim.count["boundaries in span"], days * 96,
-            "every boundary of the span was judged; not: \(missing.prefix(5).map(CivilTime.utcString))")
-        // The perturbations must reach the interesting paths, or the run proves little.
-        for key in [
-            "spoken on time", "spoken late", "due late", "silent: muted", "silent: quiet", "excused: stale",
-            "excused: replayed",
-            "suspends", "steps forward", "steps back", "zone changes", "restarts", "events near a boundary",
-            "spoken in another zone", "cut: stale", "spoken within 2 h of a DST change", "calm DST nights",
-        ] where days >= 28 {
-            XCTAssertGreaterThan(sim.count[key], 0, "never exercised: \(key)")
-        }
+            "seed \(seed): every boundary of the span was judged; not: \(missing.prefix(5).map(CivilTime.utcString))")
         XCTAssertLessThan(
-            sim.memoryGrowthKB, 4_000, "memory flat: RSS grew \(sim.memoryGrowthKB) kB after the first week")
+            sim.memoryGrowthKB, 4_000, "seed \(seed): memory flat: RSS grew \(sim.memoryGrowthKB) kB after the first week")
         XCTAssertLessThan(
-            sim.heapGrowthKB, 256, "memory flat: malloc's bytes in use grew \(sim.heapGrowthKB) kB after the first week")
+            sim.heapGrowthKB, 256,
+            "seed \(seed): memory flat: malloc's bytes in use grew \(sim.heapGrowthKB) kB after the first week")
+        return sim
     }
 }
 
@@ -243,9 +263,20 @@ final class YearSimulation {
             let timerTau = running ? daemon.wakeAt.map { tau + max(0, $0 - wall) } ?? .infinity : .infinity
             let pumpTau = running ? nextPumpTau ?? .infinity : .infinity
             let restartTau = downUntil ?? .infinity
-            let next = min(timerTau, pumpTau, restartTau, max(tau, nextEventTau))
+            let reloadTau = running && daemon.reloadPending ? reloadDueTau : .infinity
+            let next = min(timerTau, pumpTau, restartTau, reloadTau, max(tau, nextEventTau))
             advance(to: next)
-            if timerTau <= next {
+            if reloadTau <= next {
+                daemon.deliverReload()
+                if let volume = volumeSetDuringReload {
+                    volumeSetDuringReload = nil
+                    if daemon.engine.config.volume != volume {
+                        violations.append("volume \(volume) set during a reload was lost: \(daemon.engine.config.volume)")
+                    } else {
+                        count.add("settings kept across a reload")
+                    }
+                }
+            } else if timerTau <= next {
                 daemon.boundaryTimerFired(clockWasSet: false)
             } else if pumpTau <= next {
                 pump()
@@ -466,6 +497,7 @@ final class YearSimulation {
     }
 
     func cutStale() { count.add("cut: stale") }
+    func sayCutForBoundary() { count.add("says cut by a boundary") }
 
     // MARK: Perturbations
 
@@ -538,8 +570,28 @@ final class YearSimulation {
             playSink()
             interrupted()  // decided but not yet heard: its record says spoken, the new daemon leaves it out
             daemon.stop()
+            volumeSetDuringReload = nil
             stopWall = wall
             downUntil = tau + uniform(0.1, 3)
+        case 60..<68:
+            // An on-demand `say`, often in the seconds around a boundary: the boundary always wins.
+            guard downUntil == nil else { return }
+            count.add("says")
+            if nearBoundary(wall) { count.add("says near a boundary") }
+            let reply = daemon.respond(to: .say)
+            if case .error(let text, let kind) = reply, kind != .busy { violations.append("say refused: \(text)") }
+        case 68..<74:
+            // A reload (decoded off the loop: its result comes later), sometimes with a volume
+            // set while it runs, which must survive it.
+            guard downUntil == nil, !daemon.reloadPending else { return }
+            count.add("reloads")
+            _ = daemon.respond(to: .reload)
+            reloadDueTau = tau + uniform(0.05, 3)
+            if below(2) == 0 {
+                let volume = 10 + below(90)
+                if case .error(let text, _) = daemon.respond(to: .volume(volume)) { violations.append("volume refused: \(text)") }
+                volumeSetDuringReload = volume
+            }
         default:
             guard !nearBoundary(wall), downUntil == nil else { return }
             command()
@@ -584,6 +636,8 @@ final class YearSimulation {
     }
 
     private var suspendStartWall = 0.0
+    private var reloadDueTau = 0.0
+    private var volumeSetDuringReload: Int?
     private var stopWall: Double?
 
     private func resume() {
@@ -639,6 +693,7 @@ final class YearSimulation {
         }
         let reply = daemon.respond(to: request)
         if case .error(let text, _) = reply { violations.append("command \(request) refused: \(text)") }
+        if reply == nil { violations.append("command \(request) got no reply") }
     }
 
     /// The next instant after `now` whose local reading is HH:MM:00 (by Foundation's calendar;
@@ -823,22 +878,27 @@ enum DaemonProcessMemory {
     }
 }
 
-// MARK: - The daemon, step for step
+// MARK: - The real engine on the simulated machine
 
-/// `ClockDaemon`'s handling of wake-ups, clock steps, decisions, playback and control, on the
-/// simulated clock: the boundary timer is an absolute wall-clock instant (`wakeAt`), the sound
-/// device a `RecordingSink`, the state a real `StateStore`.
+/// The real `ClockEngine` on the simulated clock, with the few effects a shell executes carried
+/// out against the simulated world: the boundary timer is an absolute wall-clock instant
+/// (`wakeAt`), the sound device a `CountingSink`, the state a real `StateStore`, a reload's result
+/// arrives when the world delivers it. Every decision is the engine's: nothing here decides.
 final class SimulatedDaemon {
     let format = StreamFormat(sampleRate: 1000, channels: 1)
-    let available = Set(FixturePack.fullVocabulary)
-    var scheduler: AnnouncementScheduler
+    let config: Config
     let store: StateStore
     let lead: Double
     unowned let world: YearSimulation
-    private(set) var armed: Int?
+    private(set) var engine: ClockEngine!
     private(set) var wakeAt: Double?
     private(set) var sink: CountingSink?
-    private var playing: (session: PlaybackSession, boundary: Int?, anchor: Double?, text: String)?
+    private var playing: (id: Int, session: PlaybackSession, boundary: Int?, text: String)?
+    private var queue: [EngineEvent] = []
+    private var replies: [Int: ControlReply] = [:]
+    private var nextReply = 1
+    /// A reload the engine started, waiting for the world to deliver its result.
+    private(set) var reloadPending = false
     /// What the world's device is to listen for in the announcement playing.
     struct Heard {
         var boundary: Int
@@ -851,7 +911,7 @@ final class SimulatedDaemon {
     var heard: Heard?
 
     init(config: Config, store: StateStore, lead: Double, world: YearSimulation) {
-        scheduler = AnnouncementScheduler(config: config, state: PersistentState())
+        self.config = config
         self.store = store
         self.lead = lead
         self.world = world
@@ -860,121 +920,112 @@ final class SimulatedDaemon {
     var now: Double { world.wall }
     func zone() -> Zone { YearSimulation.rules(world.zoneID) }
 
-    /// `run()`: load the state, arm the next boundary.
+    /// The fixture pack as the engine sees it: every word, 50 ms a clip, no bells.
+    var settings: EngineSettings {
+        let available = Set(FixturePack.fullVocabulary)
+        let format = self.format
+        let pack = PackFacts(
+            name: "fixture",
+            plan: { hour, minute, style in
+                let plan = try AnnouncementPlan.make(hour: hour, minute: minute, style: style, pattern: nil, available: available)
+                let timeline = Timeline.compose(chime: plan.chime, voice: plan.voiceClips, spacing: Spacing(), format: format) { _ in 50 }
+                return PackFacts.Planned(plan: plan, timeline: timeline)
+            },
+            chimeProblem: { $0 == .none ? nil : "the fixture pack has no bells" })
+        return EngineSettings(config: config, pack: pack)
+    }
+
+    /// A start: the state as saved, then the engine's `.start`.
     func run() {
-        scheduler.state = store.load().state
-        armNext(after: now)
+        let (state, warning) = store.load()
+        engine = ClockEngine(
+            options: ClockEngine.Options(lead: lead), settings: settings, state: state, stateWarning: warning, zone: zone())
+        send(.start)
     }
 
     /// SIGKILL: nothing more happens (the state on disk is what was saved).
     func stop() {
         wakeAt = nil
-        armed = nil
         playing = nil
         sink = nil
         heard = nil
+        reloadPending = false
+        queue = []
         world.sessionEnded()
     }
 
-    /// `zoneMayHaveChanged()` (the /etc watch): re-arm in the new zone. With quarter-hour
-    /// boundaries every current zone has the same instants, so this re-arms the same boundary;
-    /// the words follow the zone because it is re-resolved at every decision.
-    func systemZoneChanged() {
-        guard zone().identifier != lastZone else { return }
-        lastZone = zone().identifier
-        arm(scheduler.boundaryToArm(after: nil, now: now, in: zone()))
-    }
-
-    private var lastZone = YearSimulation.home
-
-    private func armNext(after t: Double) {
-        arm(scheduler.nextBoundary(after: t, in: zone()))
-    }
-
-    private func arm(_ boundary: Int) {
-        world.trace("daemon arms \(CivilTime.utcString(boundary))")
-        armed = boundary
-        wakeAt = Double(boundary) - lead
-    }
+    /// The /etc watch saw the system zone replaced.
+    func systemZoneChanged() { send(.zoneChanged(zone())) }
 
     func boundaryTimerFired(clockWasSet: Bool) {
-        if clockWasSet {
-            if let boundary = armed, now <= Double(boundary) + scheduler.config.lateLimit,
-                now >= Double(boundary) - lead * 2
-            {
-                announce(boundary)
-            } else {
-                rearmAfterDecision(now: now)
+        if !clockWasSet { wakeAt = nil }
+        send(.timer(.boundary, clockWasSet: clockWasSet, zone: zone()))
+    }
+
+    /// The reload's file reads and decoding are done: the same settings, as the world never edits the file.
+    func deliverReload() {
+        guard reloadPending else { return }
+        reloadPending = false
+        send(.reloaded(.success(settings), zone: zone()))
+    }
+
+    func respond(to request: ControlRequest) -> ControlReply? {
+        let id = nextReply
+        nextReply += 1
+        send(.control(request, ReplyTo(id)))
+        return replies.removeValue(forKey: id)
+    }
+
+    private func send(_ event: EngineEvent) {
+        queue.append(event)
+        guard queue.count == 1 else { return }
+        while let next = queue.first {
+            for effect in engine.handle(next, now: now) { execute(effect) }
+            queue.removeFirst()
+        }
+    }
+
+    private func execute(_ effect: EngineEffect) {
+        switch effect {
+        case .arm(.boundary, let at):
+            if let at { world.trace("engine arms for \(CivilTime.utcString(Int(at + lead)))") }
+            wakeAt = at
+        case .arm(.status, _): break
+        case .play(let request):
+            let t = request.planned.timeline
+            let pcm = Mixer.render(t, gain: request.gain) { _ in [Float](repeating: 0.25, count: 50) }
+            let sink = CountingSink(format: format, capacity: 100, periodFrames: 50)  // ALSASink asks for 0.1 s
+            self.sink = sink
+            heard = nil
+            let session = PlaybackSession(
+                sink: sink, timeline: t, pcm: pcm, anchorAt: request.anchor, clock: { [unowned world] in world.wall })
+            playing = (request.id, session, request.boundary, request.text)
+            world.sessionStarted()
+            queue.append(.playback(id: request.id, .opened))
+        case .begin: pumpPlayback()
+        case .cut(let id):
+            guard let current = playing, current.id == id else { return }
+            current.session.cancel()
+            world.trace("engine cuts \(current.text)")
+            finishPlayback()
+        case .save(let state, let request):
+            var failure: String?
+            do { try store.save(state) } catch {
+                failure = "\(error)"
+                world.fail("state not saved: \(error)")
             }
-            return
+            if let request { queue.append(.saved(request, error: failure)) }
+        case .reply(let to, let reply): replies[to.id] = reply
+        case .outcome(let outcome):
+            world.trace("outcome \(outcome.result) \(outcome.at)")
+            if outcome.kind == .cut, outcome.reason?.hasPrefix("stale") == true { world.cutStale() }
+            if outcome.kind == .skipped, outcome.reason == "zone-changed" {
+                world.fail("armed a boundary that is none in \(zone().identifier): \(outcome.at)")
+            }
+            if outcome.kind == .cut, outcome.boundary == nil, outcome.reason?.hasPrefix("the boundary") == true { world.sayCutForBoundary() }
+        case .startReload: reloadPending = true
+        case .status, .adopt, .log, .exit: break
         }
-        wakeAt = nil
-        guard let boundary = armed else { return }
-        if now < Double(boundary) - lead - 0.5 {
-            arm(boundary)
-            return
-        }
-        announce(boundary)
-    }
-
-    private func rearmAfterDecision(now: Double) {
-        armed = nil
-        arm(scheduler.boundaryToArm(after: nil, now: now, in: zone()))
-    }
-
-    private func announce(_ boundary: Int) {
-        _ = cutIfStale()
-        let now = self.now
-        let zone = zone()
-        if !BoundarySchedule.isBoundary(boundary, in: zone, interval: scheduler.config.interval) {
-            world.fail("armed a boundary that is none in \(zone.identifier): \(CivilTime.utcString(boundary))")
-            armed = nil
-            return arm(scheduler.boundaryToArm(after: nil, now: now, in: zone))
-        }
-        let decision = scheduler.decide(boundary: boundary, now: now, in: zone, busy: playing != nil)
-        world.trace("daemon decides \(CivilTime.utcString(boundary)): \(decision)")
-        armed = nil
-        switch decision {
-        case .skip:
-            scheduler.recordSkipped(decision)
-        case .speak(_, let local, let style, let gain):
-            start(boundary: boundary, local: local, style: style, gain: gain)
-        }
-        arm(scheduler.boundaryToArm(after: boundary, now: now, in: zone))
-    }
-
-    private func start(boundary: Int, local: LocalDateTime, style: AnnouncementStyle, gain: Float) {
-        let phrase = Phrase.forTime(hour: local.hour, minute: local.minute, style: style.phrase)
-        guard let voice = try? Vocabulary.clips(for: phrase, available: available) else {
-            return world.fail("pack cannot say \(phrase.text)")
-        }
-        let timeline = Timeline.compose(chime: [], voice: voice, spacing: Spacing(), format: format) { _ in 50 }
-        let pcm = Mixer.render(timeline, gain: gain) { _ in [Float](repeating: 0.25, count: 50) }
-        if now > Double(boundary) + scheduler.config.lateLimit { return }  // abandoned: opened too late
-        scheduler.recordSpoken(boundary)
-        do { try store.save(scheduler.state) } catch { world.fail("state not saved: \(error)") }
-        let sink = CountingSink(format: format, capacity: 100, periodFrames: 50)  // ALSASink asks for 0.1 s
-        self.sink = sink
-        heard = nil
-        let session = PlaybackSession(
-            sink: sink, timeline: timeline, pcm: pcm, anchorAt: Double(boundary),
-            clock: { [unowned world] in world.wall })
-        playing = (session, boundary, Double(boundary), phrase.text)
-        world.sessionStarted()
-        pumpPlayback()
-    }
-
-    /// `cutIfStale()`.
-    private func cutIfStale() -> Bool {
-        guard let current = playing, let anchor = current.anchor else { return false }
-        let slack = max(scheduler.config.lateLimit, 1)
-        let sound = current.session.anchorPlayed ? ClockDaemonMirror.soundAfterAnchor(current.session.timeline) : 0
-        guard now > anchor + sound + slack else { return false }
-        current.session.cancel()
-        world.trace("daemon cuts \(current.text): stale")
-        world.cutStale()
-        finishPlayback()
-        return true
     }
 
     func pumpPlayback() {
@@ -984,11 +1035,14 @@ final class SimulatedDaemon {
             let t = current.session.timeline
             heard = Heard(
                 boundary: b, text: current.text, first: start + t.anchorFrame, last: start + t.totalFrames,
-                soundAfter: ClockDaemonMirror.soundAfterAnchor(t))
+                soundAfter: Double((t.items.map(\.end).max() ?? 0) - t.anchorFrame) / Double(t.format.sampleRate))
         }
-        if cutIfStale() { return }
-        let result = current.session.pump()
-        if result == .done { finishPlayback() }
+        send(.playback(id: current.id, .pumped(anchorPlayed: current.session.anchorPlayed)))
+        guard let current = playing else { return }  // cut: stale
+        if current.session.pump() == .done {
+            finishPlayback()
+            send(.playback(id: current.id, .finished(onsetErrorMs: nil)))
+        }
     }
 
     private func finishPlayback() {
@@ -996,25 +1050,6 @@ final class SimulatedDaemon {
         sink = nil
         heard = nil
         world.sessionEnded()
-    }
-
-    func respond(to request: ControlRequest) -> ControlReply {
-        var state = scheduler.state
-        switch request {
-        case .mute: state.mute = .muted
-        case .muteFor(let seconds): state.mute = .mutedUntil(Int(now) + seconds)
-        case .muteUntil(let h, let m):
-            state.mute = .mutedUntil(Mute.nextInstant(hour: h, minute: m, after: Int(now), in: zone()))
-        case .unmute: state.mute = .unmuted
-        default: return .error("not simulated")
-        }
-        do { try store.save(state) } catch { return .error("mute state not changed: \(error)") }
-        scheduler.state = state
-        if let current = playing, let b = current.boundary, state.mute.isMuted(at: b) {
-            current.session.cancel()
-            finishPlayback()
-        }
-        return .ok(state.mute.description(in: zone()))
     }
 }
 
@@ -1047,13 +1082,6 @@ final class CountingSink: AudioSink {
     func acknowledge(revents: [Int16]) {}
     func stop() { queued = 0 }
     func close() {}
-}
-
-/// `ClockDaemon.soundAfterAnchor`, which is internal to the Daemon module.
-enum ClockDaemonMirror {
-    static func soundAfterAnchor(_ timeline: Timeline) -> Double {
-        Double((timeline.items.map(\.end).max() ?? 0) - timeline.anchorFrame) / Double(timeline.format.sampleRate)
-    }
 }
 
 extension YearSimulation {
