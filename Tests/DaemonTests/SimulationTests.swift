@@ -1,3 +1,4 @@
+import ClockEngine
 import Foundation
 import Playback
 import TalkingClockCore
@@ -15,62 +16,118 @@ final class SimulationTests: XCTestCase {
         var text: String
     }
 
-    /// Drives the scheduler the way `ClockDaemon` does: wake `lead` seconds before the next
-    /// boundary (or late, after a suspend), decide, play through a recording sink, record.
+    /// Drives the real `ClockEngine` as `ClockDaemon` does, on a manual clock: its boundary timer
+    /// is a wait on the clock, its device a recording sink played to the end at once, its state
+    /// saves always succeed. `step` lets the armed wake-up come (optionally late); `trigger` is
+    /// the control request of an external driver.
     final class Harness {
-        var scheduler: AnnouncementScheduler
+        private(set) var engine: ClockEngine
         let zone: Zone
         let clock: ManualClock
         var spoken: [Spoken] = []
         var skipped: [(Int, SkipReason)] = []
+        var replies: [ControlReply] = []
         let format = StreamFormat(sampleRate: 1000, channels: 1)
+        private var wake: (id: Int, at: Double)?
+        private var queue: [EngineEvent] = []
+        private var chimeOnly: Set<Int> = []
+        private var lastPlayed = 0
+        private var sessions: [Int: (PlaybackSession, RecordingSink, anchor: Double?)] = [:]
 
-        init(config: Config = Config(), state: PersistentState = PersistentState(), zone: String, start: Double) {
-            scheduler = AnnouncementScheduler(config: config, state: state)
+        var scheduler: AnnouncementScheduler { engine.scheduler }
+
+        init(config: Config = Config(), state: PersistentState = PersistentState(), zone: String, start: Double, driver: Driver = .timer) {
             self.zone = Zone(identifier: zone)!
             clock = ManualClock(start)
+            let format = self.format
+            let pack = PackFacts(
+                name: "fixture",
+                plan: { hour, minute, style in
+                    let plan = try AnnouncementPlan.make(
+                        hour: hour, minute: minute, style: style, pattern: .singleStrike(bell: "chime", timing: ChimeTiming()),
+                        available: Set(FixturePack.fullVocabulary))
+                    let timeline = Timeline.compose(chime: plan.chime, voice: plan.voiceClips, spacing: Spacing(), format: format) { _ in 50 }
+                    return PackFacts.Planned(plan: plan, timeline: timeline)
+                },
+                chimeProblem: { _ in nil })
+            engine = ClockEngine(
+                options: ClockEngine.Options(driver: driver), settings: EngineSettings(config: config, pack: pack), state: state,
+                stateWarning: nil, zone: self.zone)
+            send(.start)
         }
 
-        /// One boundary: returns the boundary handled.
-        @discardableResult
-        func step(wakeDelay: Double = 0) -> Int {
-            let boundary = scheduler.nextBoundary(after: clock.now, in: zone)
-            let wait = clock.schedule(at: Double(boundary) - 1.0)
-            XCTAssertEqual(clock.advance(to: Double(boundary) - 1.0 + wakeDelay), [wait])
-            handle(boundary)
-            return boundary
+        func send(_ event: EngineEvent) {
+            queue.append(event)
+            guard queue.count == 1 else { return }
+            while let next = queue.first {
+                for effect in engine.handle(next, now: clock.now) { execute(effect) }
+                queue.removeFirst()
+            }
         }
 
-        func handle(_ boundary: Int) {
-            let woke = clock.now
-            let decision = scheduler.decide(boundary: boundary, now: woke, in: zone)
-            switch decision {
-            case .skip(_, _, let reason):
-                scheduler.recordSkipped(decision)
-                skipped.append((boundary, reason))
-            case .speak(_, let local, let style, let gain):
-                scheduler.recordSpoken(boundary)
-                let plan = try! AnnouncementPlan.make(hour: local.hour, minute: local.minute, style: style, pattern: .singleStrike(bell: "chime", timing: ChimeTiming()), available: Set(FixturePack.fullVocabulary))
-                let timeline = Timeline.compose(chime: plan.chime, voice: plan.voiceClips, spacing: Spacing(), format: format) { _ in 50 }
-                let pcm = Mixer.render(timeline, gain: gain) { _ in [Float](repeating: 0.5, count: 50) }
+        private func execute(_ effect: EngineEffect) {
+            switch effect {
+            case .arm(.boundary, let at):
+                if let wake { clock.cancel(wake.id) }
+                wake = at.map { (clock.schedule(at: $0), $0) }
+            case .play(let request):
+                let t = request.planned.timeline
+                lastPlayed = request.id
+                if request.planned.plan.voiceClips.isEmpty { chimeOnly.insert(request.id) }
+                let pcm = Mixer.render(t, gain: request.gain) { _ in [Float](repeating: 0.5, count: 50) }
                 let sink = RecordingSink(format: format, capacity: 200, periodFrames: 20)
-                var finished = 0
-                let session = PlaybackSession(sink: sink, timeline: timeline, pcm: pcm, anchorAt: Double(boundary), clock: { [clock] in clock.now }) { _, result in
-                    XCTAssertEqual(result, .finished)
-                    finished += 1
-                }
+                let session = PlaybackSession(sink: sink, timeline: t, pcm: pcm, anchorAt: request.anchor, clock: { [clock] in clock.now })
+                sessions[request.id] = (session, sink, request.anchor)
+                queue.append(.playback(id: request.id, .opened))
+            case .begin(let id):
+                guard let (session, sink, anchor) = sessions[id] else { return XCTFail("begin without play") }
+                let woke = clock.now
                 while case .wait = session.pump() {
                     sink.advance(frames: 20)
                     _ = clock.advance(to: clock.now + 0.020)
                 }
-                XCTAssertEqual(finished, timeline.items.count)
                 // Anchored on the boundary; a late wake-up (within the late limit) starts at once.
-                XCTAssertEqual(session.predictedAnchorTime ?? 0, max(Double(boundary), woke), accuracy: 0.0011)
-                spoken.append(Spoken(boundary: boundary, text: plan.phrase.text + (style.voice ? "" : " [chime only]")))
+                if let anchor { XCTAssertEqual(session.predictedAnchorTime ?? 0, max(anchor, woke), accuracy: 0.0011) }
+                sessions[id] = nil
+                queue.append(.playback(id: id, .finished(onsetErrorMs: 0)))
+            case .cut(let id): sessions[id] = nil
+            case .save(_, let request): if let request { queue.append(.saved(request, error: nil)) }
+            case .reply(_, let reply): replies.append(reply)
+            case .outcome(let o):
+                guard let boundary = o.boundary else { return }
+                switch o.kind {
+                case .spoke:
+                    spoken.append(Spoken(boundary: boundary, text: o.text + (chimeOnly.contains(lastPlayed) ? " [chime only]" : "")))
+                case .skipped: skipped.append((boundary, SkipReason(rawValue: o.reason ?? "") ?? .busy))
+                default: break
+                }
+            default: break
             }
-            // The daemon arms the next wait from max(now, boundary).
-            _ = clock.advance(to: Double(boundary))
         }
+
+        /// The armed wake-up comes (`wakeDelay` seconds late); returns the boundary it was for.
+        @discardableResult
+        func step(wakeDelay: Double = 0) -> Int {
+            guard let wake, let boundary = engine.armed else {
+                XCTFail("nothing armed")
+                return 0
+            }
+            XCTAssertEqual(clock.advance(to: wake.at + wakeDelay), [wake.id])
+            self.wake = nil
+            send(.timer(.boundary, clockWasSet: false, zone: zone))
+            // The daemon arms the next wait from max(now, boundary).
+            _ = clock.advance(to: max(clock.now, Double(boundary)))
+            return boundary
+        }
+
+        /// The wall clock is set to `instant` (an NTP step or `date`).
+        func stepClock(to instant: Double) {
+            clock.set(instant)
+            send(.timer(.boundary, clockWasSet: true, zone: zone))
+        }
+
+        /// A `trigger` (cron, a systemd timer); the engine decides which boundary it is for.
+        func trigger() { send(.control(.trigger, ReplyTo(1))) }
     }
 
     func testASimulatedDayIs96AnnouncementsNoneMissedNoneDoubled() {
@@ -81,7 +138,7 @@ final class SimulationTests: XCTestCase {
         XCTAssertEqual(zip(h.spoken, h.spoken.dropFirst()).map { $1.boundary - $0.boundary }, [Int](repeating: 900, count: 95), "none missed")
         XCTAssertEqual(h.spoken.first?.text, "twelve fifteen AM")
         XCTAssertEqual(h.spoken.last?.text, "midnight")
-        XCTAssertTrue(h.clock.pending.isEmpty, "nothing still waiting")
+        XCTAssertEqual(h.clock.pending.count, 1, "nothing waiting but the next wake-up")
     }
 
     func testBothDSTNightsInNewYork() {
@@ -101,30 +158,30 @@ final class SimulationTests: XCTestCase {
         h.step()
         XCTAssertEqual(h.spoken.count, 2)
         // Stepped back 40 minutes: the boundaries already spoken are not spoken again.
-        h.clock.set(h.clock.now - 2400)
+        h.stepClock(to: h.clock.now - 2400)
         let next = h.step()
         XCTAssertEqual(next, h.spoken[1].boundary + 900)
         XCTAssertEqual(h.spoken.count, 3)
-        // Stepped forward 2 hours in the middle of a wait: the boundary we were waiting for is stale.
-        let boundary = h.scheduler.nextBoundary(after: h.clock.now, in: h.zone)
-        h.clock.set(Double(boundary) + 7200)
-        h.handle(boundary)
-        XCTAssertEqual(h.skipped.last?.1, .stale)
+        // Stepped forward 2 hours in the middle of a wait: the boundary waited for is not spoken,
+        // and the one armed next is ahead of the new time.
+        let waited = h.engine.armed!
+        h.stepClock(to: Double(waited) + 7300)
         XCTAssertEqual(h.spoken.count, 3)
+        XCTAssertGreaterThan(Double(h.engine.armed!), h.clock.now)
+        h.step()
+        XCTAssertEqual(h.spoken.count, 4)
+        XCTAssertEqual(h.spoken.last?.boundary, waited + 7200 + 900)
     }
 
     func testSuspendGapSkipsStaleBoundariesThenResumes() {
         let h = Harness(zone: "UTC", start: 1_800_000_000 - 30)
         h.step()
-        // Suspended for 50 minutes: woke 4 s after one boundary (within late-limit 5 s) → speak late.
-        let b1 = h.scheduler.nextBoundary(after: h.clock.now, in: h.zone)
-        _ = h.clock.advance(to: Double(b1) + 6)  // 6 s late: stale
-        h.handle(b1)
+        // Suspended through a boundary: woke 6 s after it (late-limit 5 s): stale, skipped.
+        let b1 = h.step(wakeDelay: 7)
         XCTAssertEqual(h.skipped.map(\.1), [.stale])
-        let b2 = h.scheduler.nextBoundary(after: h.clock.now, in: h.zone)
-        XCTAssertEqual(b2, b1 + 900, "the next boundary after waking")
-        _ = h.clock.advance(to: Double(b2) + 4)
-        h.handle(b2)
+        XCTAssertEqual(h.engine.armed, b1 + 900, "the next boundary after waking")
+        // Woke 4 s after the next one: within the late limit, spoken late.
+        h.step(wakeDelay: 5)
         XCTAssertEqual(h.spoken.count, 2, "4 s late is within the 5 s late-limit")
     }
 
@@ -138,7 +195,7 @@ final class SimulationTests: XCTestCase {
         let h = Harness(config: config, zone: "UTC", start: try InstantParser.parse("2026-07-01T21:50:00Z", in: Zone(identifier: "UTC")!))
         h.step()  // 22:00 silent
         XCTAssertEqual(h.skipped.last?.1, .quiet)
-        _ = h.clock.advance(to: try InstantParser.parse("2026-07-02T06:59:00Z", in: h.zone))
+        h.stepClock(to: try InstantParser.parse("2026-07-02T06:59:00Z", in: h.zone))
         h.step()  // 07:00 chime only
         h.step()  // 07:15 quiet (no chime at a quarter)
         XCTAssertEqual(h.spoken.map(\.text), ["seven AM [chime only]"])
@@ -147,8 +204,9 @@ final class SimulationTests: XCTestCase {
         guard case .speak(_, _, _, let gain) = decision else { return XCTFail("\(decision)") }
         XCTAssertEqual(gain, 0.3, accuracy: 1e-6)
 
-        _ = h.clock.advance(to: try InstantParser.parse("2026-07-02T09:50:00Z", in: h.zone))
-        h.scheduler.state.mute = .mutedUntil(Int(h.clock.now) + 1800)  // until 10:20
+        h.stepClock(to: try InstantParser.parse("2026-07-02T09:50:00Z", in: h.zone))
+        h.send(.control(.muteFor(seconds: 1800), ReplyTo(2)))  // until 10:20
+        XCTAssertEqual(h.replies.last, .ok("muted until 2026-07-02T10:20:00+00:00"))
         h.step()
         h.step()
         XCTAssertEqual(h.skipped.suffix(2).map(\.0), [1_782_986_400, 1_782_987_300], "10:00 and 10:15")
@@ -158,26 +216,32 @@ final class SimulationTests: XCTestCase {
     }
 
     func testTriggersEarlyLateAndDuplicated() {
-        let h = Harness(zone: "UTC", start: 1_800_000_000 - 15)
-        // A trigger 15 s early: the boundary is the one 15 s away.
+        let h = Harness(zone: "UTC", start: 1_800_000_000 - 15, driver: .external)
+        XCTAssertNil(h.engine.armed, "the external driver waits for a trigger")
+        // A trigger 15 s early: the boundary is the one 15 s away; it is spoken on it.
         let b = h.scheduler.nextBoundary(after: h.clock.now, in: h.zone)
         XCTAssertEqual(Double(b) - h.clock.now, 15)
-        _ = h.clock.advance(to: Double(b) - 1)
-        h.handle(b)
+        h.trigger()
+        XCTAssertEqual(h.engine.armed, b)
+        XCTAssertEqual(h.clock.advance(to: Double(b) - 1).count, 1)
+        h.send(.timer(.boundary, clockWasSet: false, zone: h.zone))
+        XCTAssertEqual(h.spoken.map(\.boundary), [b])
         // A duplicate trigger for the same boundary: already spoken, skipped.
-        h.handle(b)
+        h.trigger()
         XCTAssertEqual(h.spoken.count, 1)
         XCTAssertEqual(h.skipped.map(\.1), [.alreadySpoken])
         // A late trigger (3 s after the next boundary) still speaks it, within the late limit…
         let b2 = b + 900
         _ = h.clock.advance(to: Double(b2) + 3)
-        h.handle(b2)
-        XCTAssertEqual(h.spoken.count, 2)
-        // …but 30 s late is refused as stale.
+        h.trigger()
+        XCTAssertEqual(h.spoken.map(\.boundary), [b, b2])
+        // …but 30 s late it is not spoken: the next boundary is too far for the trigger.
         let b3 = b2 + 900
         _ = h.clock.advance(to: Double(b3) + 30)
-        h.handle(b3)
-        XCTAssertEqual(h.skipped.last?.1, .stale)
+        h.trigger()
+        XCTAssertEqual(h.spoken.count, 2)
+        guard case .error(let text, .stale) = h.replies.last else { return XCTFail("\(String(describing: h.replies.last))") }
+        XCTAssertTrue(text.contains("more than --max-wait"), text)
     }
 
     func testALastSpokenFarInTheFutureIsNotTrusted() {
