@@ -12,7 +12,10 @@ import Glibc
 /// thread and must not touch the daemon's state. One job at a time.
 final class BackgroundJob<Output> {
     private let loop: EventLoop
-    private let fd: Int32
+    /// Shared with a job still running when this object goes (an MQTT room replaced by a reload
+    /// while it connects): the thread signals an fd that is still its own, never a reused number.
+    private let counter: EventCounter
+    private var fd: Int32 { counter.fd }
     private var box: JobBox?
     private var completion: ((Output) -> Void)?
 
@@ -21,21 +24,18 @@ final class BackgroundJob<Output> {
         // eventfd(2): a counter the job thread increments when it is done.
         let fd = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
         guard fd >= 0 else { throw SystemError("eventfd", context: "background job") }
-        self.fd = fd
+        counter = EventCounter(fd: fd)
         try loop.watch(fd, events: UInt32(EPOLLIN.rawValue)) { [unowned self] _ in self.collect() }
     }
 
-    deinit {
-        loop.unwatch(fd)
-        Glibc.close(fd)
-    }
+    deinit { loop.unwatch(fd) }
 
     var isRunning: Bool { box != nil }
 
     /// Starts `work` on a new thread; `completion` gets its output on the loop thread.
     func start(_ work: @escaping () -> Output, completion: @escaping (Output) -> Void) {
         precondition(box == nil, "one background job at a time")
-        let box = JobBox(work: { work() }, fd: fd)
+        let box = JobBox(work: { work() }, counter: counter)
         self.box = box
         self.completion = completion
         box.launch()
@@ -58,11 +58,11 @@ private final class JobBox: @unchecked Sendable {
     private let lock = PThreadMutex()
     private var output: Any?
     private let work: () -> Any
-    private let fd: Int32
+    private let counter: EventCounter
 
-    init(work: @escaping () -> Any, fd: Int32) {
+    init(work: @escaping () -> Any, counter: EventCounter) {
         self.work = work
-        self.fd = fd
+        self.counter = counter
     }
 
     func launch() {
@@ -83,7 +83,7 @@ private final class JobBox: @unchecked Sendable {
         output = result
         lock.unlock()
         var one: UInt64 = 1
-        _ = Glibc.write(fd, &one, 8)
+        _ = Glibc.write(counter.fd, &one, 8)
     }
 
     func takeOutput() -> Any? {
@@ -107,4 +107,11 @@ final class PThreadMutex: @unchecked Sendable {
     deinit { pthread_mutex_destroy(&mutex) }
     func lock() { pthread_mutex_lock(&mutex) }
     func unlock() { pthread_mutex_unlock(&mutex) }
+}
+
+/// An eventfd closed when its last user (the job, or the thread running it) lets go.
+final class EventCounter: @unchecked Sendable {
+    let fd: Int32
+    init(fd: Int32) { self.fd = fd }
+    deinit { Glibc.close(fd) }
 }

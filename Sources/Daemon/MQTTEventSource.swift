@@ -4,11 +4,12 @@ import MQTT
 /// Puts an `MQTTClient` on the daemon's `EventLoop`: its socket (read, and write while
 /// libmosquitto has bytes queued) and one monotonic `TimerFD` for its single deadline (keepalive,
 /// connect timeout or the next reconnect). Nothing else wakes the process for MQTT.
-/// Not yet used by `ClockDaemon` (issue 12: the next step).
 public final class MQTTEventSource {
     public let client: MQTTClient
     private let loop: EventLoop
     private let timer: TimerFD
+    /// Runs the client's connect (name resolution) off the loop.
+    private let connector: BackgroundJob<Int32>
     /// Wake-ups this source handled (socket events + timer expiries), for tests and measurements.
     public private(set) var wakeups = 0
 
@@ -16,16 +17,19 @@ public final class MQTTEventSource {
         self.client = client
         self.loop = loop
         timer = try TimerFD(realtime: false)
+        connector = try BackgroundJob(loop: loop)
         try loop.watch(timer.fd, events: UInt32(EPOLLIN.rawValue)) { [unowned self] _ in
             guard self.timer.read() == .fired else { return }
             self.wakeups += 1
             self.client.handleDeadline()
         }
         client.onWatch = { [unowned self] old, new in self.apply(old, new) }
+        client.offLoop = { [unowned self] work, done in self.connector.start(work, completion: done) }
     }
 
     deinit {
         client.onWatch = nil
+        client.offLoop = nil
         loop.unwatch(timer.fd)
     }
 

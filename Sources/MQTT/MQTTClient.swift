@@ -202,6 +202,14 @@ public final class MQTTClient {
     /// Set by the C callbacks during a loop call, acted on after it returns.
     private var refusal: Int32?
     private var tried = false
+    /// A connect call is running off the loop (see `offLoop`): nothing touches `mosq` meanwhile.
+    private var resolving = false
+
+    /// Runs a call that may block off the owner's thread, and calls `done` back on it. The connect
+    /// call is one: libmosquitto resolves the broker's name on the calling thread (measured: 10 s
+    /// per attempt when the DNS server does not answer), and the owner's loop must never wait on
+    /// the network. nil: the call runs inline (a one-connection probe has nothing else to do).
+    public var offLoop: ((_ work: @escaping () -> Int32, _ done: @escaping (Int32) -> Void) -> Void)?
 
     public init(_ options: MQTTOptions) throws(MQTTError) {
         self.options = options
@@ -271,14 +279,17 @@ public final class MQTTClient {
 
     /// Sends DISCONNECT (so the broker does not publish the Last Will) and stops reconnecting.
     public func stop() {
-        if state == .connected { _ = Mosquitto.disconnect(mosq) }
-        if Mosquitto.socket(mosq) >= 0 { _ = Mosquitto.disconnect(mosq) }
+        if !resolving {
+            if state == .connected { _ = Mosquitto.disconnect(mosq) }
+            if Mosquitto.socket(mosq) >= 0 { _ = Mosquitto.disconnect(mosq) }
+        }
         setState(.stopped)
         sync()
     }
 
     /// The socket is readable (or has an error/hang-up) and/or writable.
     public func handle(readable: Bool, writable: Bool) {
+        guard !resolving else { return }
         if readable && Mosquitto.socket(mosq) >= 0 {
             lastRead = Self.now()
             let rc = Mosquitto.loopRead(mosq)
@@ -293,6 +304,7 @@ public final class MQTTClient {
 
     /// The deadline of the last `MQTTWatch` has come.
     public func handleDeadline() {
+        guard !resolving else { return }
         let now = Self.now()
         switch state {
         case .connected:
@@ -313,6 +325,7 @@ public final class MQTTClient {
     /// Publishes (QoS 0 unless said otherwise). Fails with `MOSQ_ERR_NO_CONN` while not connected:
     /// republish from `onConnect` instead of queueing.
     public func publish(_ message: MQTTMessage) throws(MQTTError) {
+        guard !resolving else { throw MQTTError.library("mosquitto_publish", Int32(MOSQ_ERR_NO_CONN.rawValue), broker: options.brokerName) }
         let rc = Mosquitto.publish(
             mosq, topic: message.topic, payload: message.payload, qos: Int32(message.qos), retain: message.retained)
         defer { sync() }
@@ -321,6 +334,7 @@ public final class MQTTClient {
 
     /// Subscribes to a topic filter (`+` and `#` wildcards).
     public func subscribe(_ pattern: String, qos: Int = 0) throws(MQTTError) {
+        guard !resolving else { throw MQTTError.library("mosquitto_subscribe", Int32(MOSQ_ERR_NO_CONN.rawValue), broker: options.brokerName) }
         let rc = Mosquitto.subscribe(mosq, pattern: pattern, qos: Int32(qos))
         defer { sync() }
         if rc != Mosquitto.success { throw MQTTError.library("mosquitto_subscribe", rc, broker: options.brokerName) }
@@ -333,18 +347,36 @@ public final class MQTTClient {
     private func attempt() {
         connectStarted = Self.now()
         refusal = nil
-        let call = tried ? "mosquitto_reconnect_async" : "mosquitto_connect_async"
-        let rc =
-            tried
-            ? Mosquitto.reconnectAsync(mosq)
-            : Mosquitto.connectAsync(
-                mosq, host: options.host, port: Int32(options.port), keepalive: Int32(options.keepalive))
+        let first = !tried
         tried = true
-        if rc != Mosquitto.success {
-            fail(MQTTError.library(call, rc, broker: options.brokerName))
-            return
+        let call = first ? "mosquitto_connect_async" : "mosquitto_reconnect_async"
+        let handle = SendableHandle(mosq: mosq, client: self)
+        let (host, port, keepalive) = (options.host, Int32(options.port), Int32(options.keepalive))
+        let work: () -> Int32 = {
+            first
+                ? Mosquitto.connectAsync(handle.mosq, host: host, port: port, keepalive: keepalive)
+                : Mosquitto.reconnectAsync(handle.mosq)
         }
         setState(.connecting)
+        guard let offLoop else { return connectReturned(call, work()) }
+        resolving = true
+        sync()
+        offLoop(work) { [self] rc in
+            resolving = false
+            connectReturned(call, rc)
+            sync()
+        }
+    }
+
+    /// The connect call returned (the name resolved, the TCP connect under way): from now the
+    /// connect timeout runs; a stop asked for meanwhile is carried out now.
+    private func connectReturned(_ call: String, _ rc: Int32) {
+        connectStarted = Self.now()
+        if state == .stopped {
+            if Mosquitto.socket(mosq) >= 0 { _ = Mosquitto.disconnect(mosq) }
+            return
+        }
+        if rc != Mosquitto.success { fail(MQTTError.library(call, rc, broker: options.brokerName)) }
     }
 
     /// CONNACK arrived (from inside `mosquitto_loop_read`).
@@ -394,12 +426,15 @@ public final class MQTTClient {
     /// Computes what the owner must watch and reports it if it changed.
     private func sync() {
         var w = MQTTWatch.none
-        let fd = Mosquitto.socket(mosq)
+        // While a connect runs off the loop, `mosq` is that thread's: nothing to watch, no deadline
+        // (the resolver's own time-outs end it).
+        let fd = resolving ? -1 : Mosquitto.socket(mosq)
         if fd >= 0 {
             w.fd = fd
             w.writable = Mosquitto.wantWrite(mosq)
         }
         switch state {
+        case .connecting where resolving: w.deadline = nil
         case .connecting: w.deadline = connectStarted + options.connectTimeout
         case .connected: w.deadline = max(lastRead, lastMisc) + Double(options.keepalive)
         case .waiting: w.deadline = retryAt
@@ -410,4 +445,11 @@ public final class MQTTClient {
         reported = w
         onWatch?(old, w)
     }
+}
+
+/// The handle and its client, kept alive by the connect running off the loop (the client cannot be
+/// destroyed under it); used only by that thread while `resolving` is set.
+private struct SendableHandle: @unchecked Sendable {
+    let mosq: Mosquitto.Handle
+    let client: MQTTClient
 }

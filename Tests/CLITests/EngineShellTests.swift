@@ -1,0 +1,133 @@
+import Foundation
+import Glibc
+import TestSupport
+import XCTest
+
+/// The daemon as a thin shell around its engine, tried as a user meets it: nothing it waits on
+/// (a broker's name, a reload) stalls the clock or loses what the user set, and every change of
+/// status reaches MQTT when it happens.
+final class EngineShellTests: BrokerTestCase {
+    override var scratchName: String { "shell" }
+
+    func writeConfig(_ text: String, name: String = "config.toml") throws -> URL {
+        let url = dir.appendingPathComponent(name)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
+    func start(
+        config: URL?, extra: [String] = [], launcher: [String] = [], environment: [String: String] = [:]
+    ) throws -> DaemonProcess {
+        var args = ["run", "--pack", packPath, "--tz", "UTC", "--device", "null"]
+        args += ["--state-dir", dir.appendingPathComponent("state-\(daemons.count)").path]
+        if let config { args += ["--config", config.path] }
+        var env = ["XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path]
+        for (k, v) in environment { env[k] = v }
+        let d = try DaemonProcess(
+            args + extra, socket: dir.appendingPathComponent("run\(daemons.count)/control.sock").path,
+            environment: env, launcher: launcher, logURL: dir.appendingPathComponent("daemon\(daemons.count).log"))
+        daemons.append(d)
+        return d
+    }
+
+    /// A broker whose name the DNS server never answers (scripts/harness/blackhole-dns: the
+    /// resolver takes its full 20 s to give up) must not stall the loop: the socket answers at
+    /// once while the name resolves, and the boundary 3 s after start is spoken on time, not
+    /// skipped as stale. Before the connect ran off the loop, the socket answered after 10.1 s
+    /// and the boundary was skipped.
+    func testABrokerNameThatNeverResolvesStallsNothing() throws {
+        guard getuid() == 0 || FileManager.default.fileExists(atPath: "/proc/sys/user/max_user_namespaces") else {
+            throw XCTSkip("needs root or user namespaces for a private network namespace")
+        }
+        let config = try writeConfig("[mqtt]\nbroker = \"mqtt://broker.blackhole.test:1883\"\nroom = \"kitchen\"\n")
+        let launcher = [BinaryRunner.packageRoot.appendingPathComponent("scripts/harness/blackhole-dns").path]
+        let d = try start(config: config, extra: ["--fake-clock", "2026-07-01T10:14:57Z"], launcher: launcher)
+        // The connect (and its name lookup) started with the daemon; ask while it hangs.
+        for _ in 0..<5 {
+            let asked = Date()
+            let status = try d.request("status")
+            let took = Date().timeIntervalSince(asked)
+            XCTAssertTrue(status.hasPrefix("ok driver timer"), status)
+            XCTAssertLessThan(took, 0.5, "the control socket answered in \(took) s while the broker's name resolved")
+        }
+        XCTAssertTrue(d.waitForLog("spoke boundary=2026-07-01T10:15:00+00:00", timeout: 15), d.log)
+        let spoke = d.logLines(containing: "spoke boundary=2026-07-01T10:15:00")
+        let onset = spoke.first.flatMap { line in
+            line.split(separator: " ").first { $0.hasPrefix("onset_error_ms=") }.flatMap { Double($0.dropFirst(15)) }
+        }
+        XCTAssertNotNil(onset, d.log)
+        XCTAssertLessThan(abs(onset ?? 99), 5, "spoken on time: \(spoke)")
+        XCTAssertFalse(d.log.contains("reason=stale"), d.log)
+        XCTAssertFalse(d.log.contains("mqtt connected"), "the name never resolved: \(d.log)")
+    }
+
+    /// A timed mute that runs out is published on the retained state within a second of its end,
+    /// not at the next boundary (a real Home Assistant showed the room muted 13.5 min too long).
+    func testATimedMuteEndIsPublishedWithinASecond() throws {
+        try brokerUp()
+        let config = try writeConfig(
+            "[mqtt]\nbroker = \"mqtt://127.0.0.1:\(port)\"\nroom = \"kitchen\"\ntopic = \"tc\"\ndiscovery = false\n")
+        let states = dir.appendingPathComponent("states.txt")
+        FileManager.default.createFile(atPath: states.path, contents: nil)
+        let d = try start(config: config)
+        XCTAssertTrue(d.waitForLog("mqtt connected", timeout: 15), d.log)
+        let sub = Process()
+        sub.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        sub.arguments = ["mosquitto_sub", "-h", "127.0.0.1", "-p", "\(port)", "-t", "tc/kitchen/state", "-q", "1"]
+        sub.standardOutput = try FileHandle(forWritingTo: states)
+        sub.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try sub.run()
+        subscribers.append(sub)
+        func lines() -> [String] {
+            String(decoding: (try? Data(contentsOf: states)) ?? Data(), as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+        /// Waits for a state published after the first `after` lines that contains `fragment`.
+        func waitFor(_ fragment: String, after: Int = 0, timeout: Double) -> Date? {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                if lines().dropFirst(after).contains(where: { $0.contains(fragment) }) { return Date() }
+                usleep(10_000)
+            }
+            return nil
+        }
+        XCTAssertNotNil(waitFor("\"muted\":false", timeout: 10), "the retained state: \(lines())")
+        let reply = try d.request("mute for 3s")
+        XCTAssertTrue(reply.hasPrefix("ok muted until "), reply)
+        XCTAssertNotNil(waitFor("\"muted\":true", timeout: 5), "\(lines())")
+        // The mute ends at the whole second `mute for` computed (now + 3, truncated).
+        let status = try d.request("status json")
+        XCTAssertTrue(status.contains("\"muted\":true"), status)
+        let before = lines().count
+        guard let unmutedAt = waitFor("\"muted\":false", after: before, timeout: 8) else {
+            return XCTFail("the end of the mute was never published: \(lines())")
+        }
+        let end = try XCTUnwrap(muteEnd(reply))
+        XCTAssertLessThan(
+            unmutedAt.timeIntervalSince1970 - end, 1.0, "published \(unmutedAt.timeIntervalSince1970 - end) s after the mute ended")
+    }
+
+    /// The instant in "ok muted until 2026-07-01T10:20:03+00:00".
+    func muteEnd(_ reply: String) -> Double? {
+        guard let at = reply.split(separator: " ").last else { return nil }
+        let f = ISO8601DateFormatter()
+        return f.date(from: String(at))?.timeIntervalSince1970
+    }
+
+    /// `announce --next --max-wait 5` handed to a running daemon returns within 6 s on either
+    /// driver (exit 3: the boundary is too far), instead of waiting 305 s on the timer driver
+    /// because that boundary was already armed.
+    func testAnnounceNextHonoursMaxWaitOnEitherDriver() throws {
+        for driver in ["timer", "external"] {
+            let d = try start(config: nil, extra: ["--driver", driver, "--fake-clock", "2026-07-01T10:05:00Z"])
+            let asked = Date()
+            let out = try BinaryRunner.run(
+                ["announce", "--next", "--max-wait", "5", "--socket", d.socket],
+                environment: ["XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path], timeout: 30)
+            let took = Date().timeIntervalSince(asked)
+            XCTAssertLessThan(took, 6, "\(driver): \(took) s")
+            XCTAssertEqual(out.status, 3, "\(driver): \(out.stderr)")
+            XCTAssertTrue(out.stderr.contains("more than --max-wait 5 s"), "\(driver): \(out.stderr)")
+            _ = d.stop()
+        }
+    }
+}
