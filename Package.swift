@@ -96,6 +96,7 @@ let package = Package(
         .testTarget(name: "ALSAOutputTests", dependencies: ["ALSAOutput", "Playback", "SoundPack", "Daemon", "TestSupport"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "Daemon", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "ClockEngine", "TestSupport"]),
+        .testTarget(name: "ClockEngineTests", dependencies: ["ClockEngine", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["SoundPack", "TestSupport"]),
     ]
 )

@@ -21,6 +21,44 @@ import FoundationEssentials
 //
 // Every request line gets exactly one reply line; `status json` replies `ok {…}` on one line.
 
+/// One control command as every surface shows it: the parser's errors, `help`, the command
+/// table in docs/control.md (a test compares them) and Home Assistant discovery (which entity, if
+/// any, exposes it). MPD's command table in small: a new command is one more row here.
+public struct ControlCommand: Hashable, Sendable {
+    /// The request as typed, arguments in angle brackets.
+    public var syntax: String
+    /// What it does, in a few words (empty: the syntax says it).
+    public var help: String
+    /// The Home Assistant entity that sends it (`switch`, `button`, `select`, `number`), or nil.
+    public var homeAssistant: String?
+
+    public init(_ syntax: String, _ help: String, homeAssistant: String? = nil) {
+        self.syntax = syntax
+        self.help = help
+        self.homeAssistant = homeAssistant
+    }
+
+    public static let all: [ControlCommand] = [
+        ControlCommand("status", "summary"),
+        ControlCommand("status json", "the same as JSON"),
+        ControlCommand("say", "speak the time now", homeAssistant: "button"),
+        ControlCommand("say at <unix-seconds>", "first sample at that instant, e.g. say at 1767225600.000: rooms in unison"),
+        ControlCommand("trigger", "a boundary is near: announce it on time"),
+        ControlCommand("mute", "until unmute", homeAssistant: "switch"),
+        ControlCommand("mute for <duration>", "e.g. 90s, 30m, 1h30m", homeAssistant: "number"),
+        ControlCommand("mute until <HH:MM>", "local time"),
+        ControlCommand("unmute", "", homeAssistant: "switch"),
+        ControlCommand("skip", "cut the announcement playing now, or leave out the next one", homeAssistant: "button"),
+        ControlCommand("unskip", "take back a pending skip"),
+        ControlCommand(
+            "announce <max-wait seconds>", "as 'announce --next': reply once the next boundary is spoken"),
+        ControlCommand("chime <style>", "none, hour, westminster or ships-bells; until reload or restart", homeAssistant: "select"),
+        ControlCommand("volume <0-100>", "until reload or restart", homeAssistant: "number"),
+        ControlCommand("reload", "re-read the config and the pack"),
+        ControlCommand("help", ""),
+    ]
+}
+
 /// A request from a control client.
 public enum ControlRequest: Hashable, Sendable {
     /// A one-line human summary.
@@ -59,22 +97,14 @@ public enum ControlRequest: Hashable, Sendable {
     case reload
     case help
 
-    /// The request syntax, for `help` and for errors.
-    public static let commands = [
-        "status", "status json", "say", "say at <unix-seconds>", "trigger", "mute", "mute for <duration>", "mute until <HH:MM>", "unmute",
-        "skip", "unskip", "announce <max-wait seconds>", "chime <style>", "volume <0-100>", "reload", "help",
-    ]
+    /// The request syntax, for `help` and for errors (from `ControlCommand.all`).
+    public static var commands: [String] { ControlCommand.all.map(\.syntax) }
 
     /// The reply text of `help`: every command with what it does, on one line.
-    public static let helpText =
-        "commands: status (summary), status json (the same as JSON), say (speak the time now), "
-        + "say at <unix-seconds> (first sample at that instant, e.g. say at 1767225600.000: rooms in unison), "
-        + "trigger (a boundary is near: announce it on time), mute (until unmute), "
-        + "mute for <duration> (e.g. 90s, 30m, 1h30m), mute until <HH:MM> (local time), unmute, "
-        + "skip (cut the announcement playing now, or leave out the next one), unskip (take back a pending skip), "
-        + "announce <max-wait seconds> (as 'announce --next': reply once the next boundary is spoken), "
-        + "chime <style> (none, hour, westminster or ships-bells) and volume <0-100> (both until reload or restart), "
-        + "reload (re-read the config and the pack), help"
+    public static var helpText: String {
+        "commands: "
+            + ControlCommand.all.map { $0.help.isEmpty ? $0.syntax : "\($0.syntax) (\($0.help))" }.joined(separator: ", ")
+    }
 
     /// How far ahead a `say at` may be, in seconds.
     public static let sayAtHorizon = 30.0
@@ -82,9 +112,15 @@ public enum ControlRequest: Hashable, Sendable {
     /// The longest request line in bytes, including its newline.
     public static let maximumLineLength = 512
 
-    private static let words = [
-        "status", "say", "trigger", "mute", "unmute", "skip", "unskip", "announce", "chime", "volume", "reload", "help",
-    ]
+    /// The command words, for "did you mean".
+    private static var words: [String] {
+        var seen: [String] = []
+        for c in ControlCommand.all {
+            let word = String(c.syntax.prefix { $0 != " " })
+            if !seen.contains(word) { seen.append(word) }
+        }
+        return seen
+    }
 
     /// Parses one request line. A trailing `\n` or `\r\n` is allowed and ignored.
     public static func parse(line: [UInt8]) -> Result<ControlRequest, ControlProtocolError> {

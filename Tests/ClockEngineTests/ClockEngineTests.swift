@@ -1,0 +1,218 @@
+import ClockEngine
+import Foundation
+import TalkingClockCore
+import TestSupport
+import XCTest
+
+/// The engine as a value: events in, effects out, with times chosen here. Each test states a
+/// decision the daemon makes, with no clock, thread or file involved.
+final class ClockEngineTests: XCTestCase {
+    let utc = Zone(identifier: "UTC")!
+    /// 2026-07-01T10:05:00Z: ten minutes before a boundary.
+    let t0 = 1_782_900_300.0
+
+    func pack(name: String = "fixture", chimes: Set<ChimeStyle> = [.none, .hour]) -> PackFacts {
+        let format = StreamFormat(sampleRate: 1000, channels: 1)
+        return PackFacts(
+            name: name,
+            plan: { hour, minute, style in
+                let plan = try AnnouncementPlan.make(
+                    hour: hour, minute: minute, style: style, pattern: .singleStrike(bell: "chime", timing: ChimeTiming()),
+                    available: Set(FixturePack.fullVocabulary))
+                let timeline = Timeline.compose(chime: plan.chime, voice: plan.voiceClips, spacing: Spacing(), format: format) { _ in 50 }
+                return PackFacts.Planned(plan: plan, timeline: timeline)
+            },
+            chimeProblem: { chimes.contains($0) ? nil : "pack '\(name)' has no quarter bells for \($0.rawValue)" })
+    }
+
+    func engine(config: Config = Config(), driver: Driver? = nil, state: PersistentState = PersistentState()) -> ClockEngine {
+        ClockEngine(
+            options: ClockEngine.Options(driver: driver), settings: EngineSettings(config: config, pack: pack()), state: state,
+            stateWarning: nil, zone: utc)
+    }
+
+    func replies(_ effects: [EngineEffect]) -> [(ReplyTo, ControlReply)] {
+        effects.compactMap { if case .reply(let to, let r) = $0 { return (to, r) } else { return nil } }
+    }
+    func statuses(_ effects: [EngineEffect]) -> [StatusReport] {
+        effects.compactMap { if case .status(let s, _) = $0 { return s } else { return nil } }
+    }
+    func outcomes(_ effects: [EngineEffect]) -> [Outcome] {
+        effects.compactMap { if case .outcome(let o) = $0 { return o } else { return nil } }
+    }
+    func statusTimer(_ effects: [EngineEffect]) -> Double?? {
+        for case .arm(.status, let at) in effects { return .some(at) }
+        return nil
+    }
+
+    /// A `volume` and a `chime` sent while a reload runs were sent after it read the file: they
+    /// survive it. One sent before the reload started is replaced by the file's, as documented.
+    func testSettingsSentDuringAReloadSurviveIt() {
+        var e = engine()
+        _ = e.handle(.start, now: t0)
+        _ = e.handle(.control(.volume(20), ReplyTo(1)), now: t0)
+        let started = e.handle(.control(.reload, ReplyTo(2)), now: t0)
+        XCTAssertTrue(started.contains { if case .startReload = $0 { return true } else { return false } })
+        XCTAssertEqual(replies(started).count, 0, "the reload answers when it lands")
+        XCTAssertEqual(replies(e.handle(.control(.volume(37), ReplyTo(3)), now: t0 + 0.1)).map(\.1).first?.isOK, true)
+        _ = e.handle(.control(.chime(.none), ReplyTo(4)), now: t0 + 0.2)
+        var file = Config()
+        file.volume = 80
+        file.chime = .hour
+        let landed = e.handle(.reloaded(.success(EngineSettings(config: file, pack: pack())), zone: utc), now: t0 + 0.5)
+        XCTAssertEqual(replies(landed).map(\.0), [ReplyTo(2)])
+        XCTAssertEqual(e.config.volume, 37, "set during the reload: kept")
+        XCTAssertEqual(e.config.chime, ChimeStyle.none, "set during the reload: kept")
+        XCTAssertEqual(e.status(now: t0 + 0.5).volume, 37)
+        // The next reload has nothing pending: the file's values stand.
+        _ = e.handle(.control(.reload, ReplyTo(5)), now: t0 + 1)
+        _ = e.handle(.reloaded(.success(EngineSettings(config: file, pack: pack())), zone: utc), now: t0 + 2)
+        XCTAssertEqual(e.config.volume, 80)
+        XCTAssertEqual(e.config.chime, .hour)
+    }
+
+    /// A chime set during a reload that the reloaded pack cannot ring is dropped with a warning,
+    /// never adopted.
+    func testAChimeTheNewPackCannotRingIsNotAdopted() {
+        var e = engine()
+        _ = e.handle(.start, now: t0)
+        _ = e.handle(.control(.reload, ReplyTo(1)), now: t0)
+        _ = e.handle(.control(.chime(.none), ReplyTo(2)), now: t0)
+        let landed = e.handle(
+            .reloaded(.success(EngineSettings(config: Config(), pack: pack(chimes: [.hour]))), zone: utc), now: t0 + 1)
+        XCTAssertEqual(e.config.chime, .hour)
+        XCTAssertTrue(landed.contains { if case .log(let l) = $0 { return l.message == "chime set during reload dropped" } else { return false } })
+    }
+
+    /// Requests that arrive while a reload runs are answered by the next one, which starts when
+    /// the first lands: two loads for any number of requests.
+    func testReloadsRequestedDuringAReloadAreAnsweredByOneMore() {
+        var e = engine()
+        _ = e.handle(.start, now: t0)
+        _ = e.handle(.control(.reload, ReplyTo(1)), now: t0)
+        for id in 2...5 { XCTAssertTrue(replies(e.handle(.control(.reload, ReplyTo(id)), now: t0)).isEmpty) }
+        let first = e.handle(.reloaded(.success(EngineSettings(config: Config(), pack: pack())), zone: utc), now: t0 + 1)
+        XCTAssertEqual(replies(first).map(\.0), [ReplyTo(1)])
+        XCTAssertTrue(first.contains { if case .startReload = $0 { return true } else { return false } })
+        let second = e.handle(
+            .reloaded(.failure(SettingsFailure("bad key", kind: .usage)), zone: utc), now: t0 + 2)
+        XCTAssertEqual(replies(second).map(\.0), (2...5).map(ReplyTo.init))
+        XCTAssertFalse(second.contains { if case .startReload = $0 { return true } else { return false } })
+        guard case .error(let text, .usage) = replies(second).first?.1 else { return XCTFail("\(second)") }
+        XCTAssertTrue(text.hasPrefix("reload refused, the previous configuration and pack stay"), text)
+    }
+
+    /// A timed mute arms the status timer at its end; when it fires, the status that says
+    /// "unmuted" goes out at once (to MQTT and systemd), and the timer is disarmed.
+    func testATimedMuteEndChangesTheStatusWhenItEnds() {
+        var e = engine()
+        _ = e.handle(.start, now: t0)
+        let asked = e.handle(.control(.muteFor(seconds: 120), ReplyTo(1)), now: t0)
+        guard case .save(let state, for: ReplyTo(1))? = asked.first(where: { if case .save = $0 { return true } else { return false } })
+        else { return XCTFail("\(asked)") }
+        XCTAssertEqual(state.mute, .mutedUntil(Int(t0) + 120))
+        let saved = e.handle(.saved(ReplyTo(1), error: nil), now: t0)
+        XCTAssertEqual(statuses(saved).last?.muted, true)
+        XCTAssertEqual(statusTimer(saved), .some(t0 + 120))
+        // Nothing changes by itself before then.
+        XCTAssertTrue(statuses(e.handle(.timer(.status, clockWasSet: false, zone: utc), now: t0 + 60)).isEmpty)
+        let ended = e.handle(.timer(.status, clockWasSet: false, zone: utc), now: t0 + 120)
+        XCTAssertEqual(statuses(ended).last?.muted, false)
+        XCTAssertEqual(statuses(ended).last?.mute, "unmuted")
+        XCTAssertNil(statusTimer(ended), "the timer fired once; nothing to re-arm")
+    }
+
+    /// A mute that cannot be saved is refused and not applied: nothing the user set is lost to a
+    /// restart without them knowing.
+    func testAMuteThatCannotBeSavedIsRefused() {
+        var e = engine()
+        _ = e.handle(.start, now: t0)
+        _ = e.handle(.control(.mute, ReplyTo(1)), now: t0)
+        let failed = e.handle(.saved(ReplyTo(1), error: "disk full"), now: t0)
+        XCTAssertEqual(replies(failed).map(\.1), [.error("mute state not changed: disk full", kind: .state)])
+        XCTAssertEqual(e.status(now: t0).muted, false)
+    }
+
+    /// `announce N` on the timer driver, whose next boundary is always armed: a boundary further
+    /// than N is refused at once (exit 3), not waited for.
+    func testAnnounceHonoursItsWaitWhenTheBoundaryIsAlreadyArmed() {
+        var e = engine(driver: .timer)
+        _ = e.handle(.start, now: t0)
+        XCTAssertEqual(e.armed, Int(t0) + 600)
+        let r = replies(e.handle(.control(.announce(maxWait: 5), ReplyTo(1)), now: t0))
+        guard case .error(let text, .stale) = r.first?.1 else { return XCTFail("\(r)") }
+        XCTAssertTrue(text.contains("is 600 s away, more than --max-wait 5 s"), text)
+        // Within the wait it is answered once the boundary has been spoken.
+        XCTAssertTrue(replies(e.handle(.control(.announce(maxWait: 900), ReplyTo(2)), now: t0)).isEmpty)
+        let woke = e.handle(.timer(.boundary, clockWasSet: false, zone: utc), now: t0 + 599)
+        guard case .play(let play)? = woke.first(where: { if case .play = $0 { return true } else { return false } }) else {
+            return XCTFail("\(woke)")
+        }
+        _ = e.handle(.playback(id: play.id, .opened), now: t0 + 599)
+        let done = e.handle(.playback(id: play.id, .finished(onsetErrorMs: 0.2)), now: t0 + 602)
+        XCTAssertEqual(replies(done).map(\.0), [ReplyTo(2)])
+        XCTAssertEqual(replies(done).first?.1, .ok("spoke 2026-07-01T10:15:00+00:00 \"ten fifteen AM\" (onset +0.200 ms)"))
+    }
+
+    /// One outcome, every surface: the event, the state's `last`, the log line and the waiter's
+    /// reply say the same thing; after a `say`, the state's `last` still has `onset_error_ms`.
+    func testOneOutcomeRenderedTheSameOnEverySurface() {
+        var e = engine()
+        _ = e.handle(.start, now: t0)
+        let said = e.handle(.control(.say, ReplyTo(1)), now: t0)
+        guard case .play(let play)? = said.first(where: { if case .play = $0 { return true } else { return false } }) else {
+            return XCTFail("\(said)")
+        }
+        XCTAssertNil(play.anchor, "say: at once")
+        let opened = e.handle(.playback(id: play.id, .opened), now: t0)
+        XCTAssertEqual(replies(opened).map(\.1), [.ok("speaking ten oh five AM")])
+        XCTAssertFalse(opened.contains { if case .save = $0 { return true } else { return false } }, "a say is no boundary")
+        let done = e.handle(.playback(id: play.id, .finished(onsetErrorMs: nil)), now: t0 + 1)
+        let o = try! XCTUnwrap(outcomes(done).first)
+        XCTAssertEqual(o.event.event, .spoke)
+        XCTAssertEqual(o.last.result, "spoke")
+        let json = e.status(now: t0 + 1).json
+        XCTAssertTrue(json.contains("\"last\":{\"boundary\":null,\"onset_error_ms\":null,\"result\":\"spoke\""), json)
+        XCTAssertEqual(ClockEngine.line(e.status(now: t0 + 1)).contains("last spoke"), true)
+    }
+
+    /// A `say` playing when a boundary's wake-up comes is cut for it (the boundary always wins);
+    /// the hand-written mirror the simulated year used to run skipped the boundary as busy instead.
+    func testTheBoundaryCutsASayThatOverlapsIt() {
+        var e = engine()
+        _ = e.handle(.start, now: t0)
+        let said = e.handle(.control(.say, ReplyTo(1)), now: t0 + 598)
+        guard case .play(let say)? = said.first(where: { if case .play = $0 { return true } else { return false } }) else {
+            return XCTFail("\(said)")
+        }
+        _ = e.handle(.playback(id: say.id, .opened), now: t0 + 598)
+        let woke = e.handle(.timer(.boundary, clockWasSet: false, zone: utc), now: t0 + 599)
+        XCTAssertTrue(woke.contains { if case .cut(say.id) = $0 { return true } else { return false } })
+        XCTAssertEqual(outcomes(woke).map(\.kind), [.cut])
+        XCTAssertEqual(outcomes(woke).first?.reason, "the boundary 2026-07-01T10:15:00+00:00 is due")
+        XCTAssertTrue(woke.contains { if case .play(let p) = $0 { return p.boundary == Int(t0) + 600 } else { return false } })
+    }
+
+    /// Every command in the table parses (its syntax with sample arguments), appears in `help`,
+    /// and the Home Assistant column names only entities discovery publishes.
+    func testTheCommandTableDrivesParserAndHelp() {
+        let samples = [
+            "<unix-seconds>": "1767225600.000", "<duration>": "30m", "<HH:MM>": "07:00", "<max-wait seconds>": "60",
+            "<style>": "hour", "<0-100>": "40",
+        ]
+        for command in ControlCommand.all {
+            var line = command.syntax
+            for (placeholder, value) in samples { line = line.replacingOccurrences(of: placeholder, with: value) }
+            XCTAssertNoThrow(try ControlRequest.parse(line: Array(line.utf8)).get(), line)
+            XCTAssertTrue(ControlRequest.helpText.contains(command.syntax), command.syntax)
+            if let entity = command.homeAssistant {
+                XCTAssertTrue(["switch", "button", "select", "number"].contains(entity), entity)
+            }
+        }
+        XCTAssertEqual(ControlRequest.commands.count, ControlCommand.all.count)
+    }
+}
+
+extension ControlReply {
+    var isOK: Bool { if case .ok = self { return true } else { return false } }
+}
