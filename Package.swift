@@ -39,18 +39,22 @@ let package = Package(
         // see Sources/CMosquitto/include/CMosquitto.h. Its header comes from libmosquitto-dev.
         .target(name: "CMosquitto"),
 
+        // General-purpose, no clock in them: a TOML 1.0 parser with line and column in every error,
+        // and JSON (a checking parser for files people edit, and the one encoding of reports).
+        .target(name: "TOML", swiftSettings: size),
+        .target(name: "JSON", swiftSettings: size),
         // Pure: time, phrases, schedule, timelines, config and protocol parsing. Foundation only;
         // the words of a time come from PhraseGrammar (data, no I/O), calendar arithmetic from
         // TimeZoneRules.
-        .target(name: "TalkingClockCore", dependencies: ["PhraseGrammar", "TimeZoneRules"], swiftSettings: size),
+        .target(name: "TalkingClockCore", dependencies: ["PhraseGrammar", "TimeZoneRules", "TOML", "JSON"], swiftSettings: size),
         // General time-zone code, not the clock's rules: POSIX TZ strings and their rules, TZif files,
         // ZoneRules. Pure Swift, no Foundation.
         .target(name: "TimeZoneRules", swiftSettings: size),
         // Phrase grammars as data: (hour, minute, language, phrasing) -> words. Foundation only, no I/O;
         // the language files are embedded by scripts/embed-grammars (see Languages/README.md).
-        .target(name: "PhraseGrammar", exclude: ["Languages"], swiftSettings: size),
+        .target(name: "PhraseGrammar", dependencies: ["JSON"], exclude: ["Languages"], swiftSettings: size),
         // Pack manifest + decoding (the only importer of CSndfile).
-        .target(name: "SoundPack", dependencies: ["TalkingClockCore", "CSndfile"], swiftSettings: size),
+        .target(name: "SoundPack", dependencies: ["TalkingClockCore", "JSON", "CSndfile"], swiftSettings: size),
         // The daemon's decisions as one pure value (sans-I/O): events in, effects out, `now` passed
         // in. No Glibc, no fds; the daemon is its shell, the simulated year drives it directly.
         .target(name: "ClockEngine", dependencies: ["TalkingClockCore"], swiftSettings: size),
@@ -64,7 +68,8 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "ClockEngine", "TalkingClockCore", "TimeZoneRules", "SoundPack", "Playback", "ALSAOutput", "CLinux", "MQTT",
+                "ClockEngine", "TalkingClockCore", "TimeZoneRules", "TOML", "JSON", "SoundPack", "Playback", "ALSAOutput",
+                "CLinux", "MQTT",
             ],
             swiftSettings: size
         ),
@@ -81,14 +86,16 @@ let package = Package(
         // Generates BuildInfo.commit (the git commit) for `talking-clock --version`.
         .plugin(name: "BuildInfo", capability: .buildTool()),
         // scripts/bench-phrases: a year of phrases per language against today's English.
-        .executableTarget(name: "phrase-bench", dependencies: ["PhraseGrammar", "TalkingClockCore"]),
+        .executableTarget(name: "phrase-bench", dependencies: ["PhraseGrammar", "TalkingClockCore"], path: "Tools/phrase-bench"),
         // A one-connection MQTT client on the daemon's event loop: the Last Will test kills it, and
         // scripts/mqtt-idle counts its wake-ups.
-        .executableTarget(name: "mqtt-probe", dependencies: ["MQTT", "Daemon", "CLinux"]),
+        .executableTarget(name: "mqtt-probe", dependencies: ["MQTT", "Daemon", "CLinux"], path: "Tools/mqtt-probe"),
         .target(name: "TestSupport", dependencies: ["TalkingClockCore", "TimeZoneRules", "Playback", "SoundPack"]),
 
-        .testTarget(name: "TalkingClockCoreTests", dependencies: ["TalkingClockCore", "TestSupport"]),
+        .testTarget(name: "TalkingClockCoreTests", dependencies: ["TalkingClockCore", "JSON", "TestSupport"]),
         .testTarget(name: "TimeZoneRulesTests", dependencies: ["TimeZoneRules"]),
+        .testTarget(name: "TOMLTests", dependencies: ["TOML"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         // Depends on TalkingClockCore only to compare en-US 12h with today's Phrase.forTime.
         .testTarget(name: "PhraseGrammarTests", dependencies: ["PhraseGrammar", "TalkingClockCore"], exclude: ["Fixtures"]),
         .testTarget(name: "SoundPackTests", dependencies: ["SoundPack", "TestSupport"]),

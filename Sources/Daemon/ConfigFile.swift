@@ -1,3 +1,4 @@
+import TOML
 import FoundationEssentials
 import Glibc
 import TalkingClockCore

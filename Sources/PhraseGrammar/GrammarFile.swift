@@ -1,3 +1,4 @@
+import JSON
 import FoundationEssentials
 
 /// A language file as written (Languages/README.md describes the format), before its base is

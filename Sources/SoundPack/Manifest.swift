@@ -1,3 +1,4 @@
+import JSON
 import FoundationEssentials
 #if canImport(Glibc)
     import Glibc

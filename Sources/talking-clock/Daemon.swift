@@ -1,3 +1,4 @@
+import TOML
 import ArgumentParser
 import Daemon
 import FoundationEssentials

@@ -1,3 +1,4 @@
+import TOML
 import FoundationEssentials
 
 /// What starts each announcement.

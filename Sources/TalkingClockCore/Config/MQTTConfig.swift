@@ -1,3 +1,4 @@
+import TOML
 import FoundationEssentials
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,6 @@
 import XCTest
 
-@testable import TalkingClockCore
+@testable import TOML
 
 final class TOMLTests: XCTestCase {
     private func parse(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> TOMLTable? {

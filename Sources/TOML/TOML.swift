@@ -108,7 +108,9 @@ public struct TOMLDateTime: Hashable, Sendable, CustomStringConvertible {
             }
         }
         if let offset = offsetSeconds {
-            parts += offset == 0 ? "Z" : CivilTime.formatOffset(offset)
+            let sign = offset < 0 ? "-" : "+"
+            let minutes = abs(offset) / 60
+            parts += offset == 0 ? "Z" : "\(sign)\(pad(minutes / 60, 2)):\(pad(minutes % 60, 2))"
         }
         return parts
     }
@@ -184,7 +186,7 @@ public enum TOMLValue: Hashable, Sendable {
     }
 
     /// A string in TOML basic-string syntax, escaped so it is safe on one line.
-    static func quoted(_ s: String) -> String {
+    public static func quoted(_ s: String) -> String {
         var out = "\""
         for scalar in s.unicodeScalars {
             switch scalar {
@@ -205,7 +207,7 @@ public enum TOMLValue: Hashable, Sendable {
         return out + "\""
     }
 
-    static func formatFloat(_ f: Double) -> String {
+    public static func formatFloat(_ f: Double) -> String {
         if f.isNaN { return "nan" }
         if f.isInfinite { return f < 0 ? "-inf" : "inf" }
         return "\(f)"
@@ -1282,4 +1284,11 @@ private struct TOMLParser {
         }
         return table
     }
+}
+
+/// `value` in decimal, zero-padded to `width` digits (a minus sign before them).
+@inline(__always) func pad(_ value: Int, _ width: Int) -> String {
+    let s = String(abs(value))
+    let padded = s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+    return value < 0 ? "-" + padded : padded
 }

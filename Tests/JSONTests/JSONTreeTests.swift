@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-@testable import PhraseGrammar
+@testable import JSON
 
 /// JSONTree replaces JSONSerialization (full Foundation only) for language files, pack manifests and
 /// the state file: the same tree for valid JSON, a refusal with a place for invalid JSON.
