@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// One target per responsibility; arrows point inward (see README "Architecture").
+// One target per responsibility; arrows point inward (see docs/architecture.md).
 
 // Release builds of the daemon's code are optimised for size (BENCHMARKS.md "Footprint"): -Osize
 // made the stripped binary 0.3 MB smaller. CPU (perf stat -r 10, against the -O build): a year of
@@ -90,7 +90,12 @@ let package = Package(
         // A one-connection MQTT client on the daemon's event loop: the Last Will test kills it, and
         // scripts/mqtt-idle counts its wake-ups.
         .executableTarget(name: "mqtt-probe", dependencies: ["MQTT", "Daemon", "CLinux"], path: "Tools/mqtt-probe"),
-        .target(name: "TestSupport", dependencies: ["TalkingClockCore", "TimeZoneRules", "Playback", "SoundPack"]),
+        // Gives every test process a private XDG_*/HOME before any test runs (a C constructor), so
+        // no test reads the user's config, packs or state. Only TestSupport imports it.
+        .target(name: "TestEnvironment"),
+        .target(
+            name: "TestSupport",
+            dependencies: ["TalkingClockCore", "TimeZoneRules", "Playback", "SoundPack", "TestEnvironment"]),
 
         .testTarget(name: "TalkingClockCoreTests", dependencies: ["TalkingClockCore", "JSON", "TestSupport"]),
         .testTarget(name: "TimeZoneRulesTests", dependencies: ["TimeZoneRules"]),

@@ -6,7 +6,7 @@ import Glibc
 /// sound device, never waits for it.
 ///
 /// A plain pthread rather than Dispatch or Swift concurrency: either of those starts runtime
-/// threads that wake the process every second for ever (see README, Architecture).
+/// threads that wake the process every second for ever (see docs/architecture.md).
 ///
 /// Contract: `start` and the completion run on the loop thread; `work` runs on the job's own
 /// thread and must not touch the daemon's state. One job at a time.

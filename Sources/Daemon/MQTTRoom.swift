@@ -88,7 +88,7 @@ struct MQTTSettings {
     }
 }
 
-/// One room on the broker: the topic contract of the README ("MQTT"). Lives on the daemon's loop;
+/// One room on the broker: the topic contract of docs/mqtt.md. Lives on the daemon's loop;
 /// never on the announcement path (publishing while disconnected drops the message, and what is
 /// retained is republished on the next connection).
 final class MQTTRoom {

@@ -10,27 +10,50 @@ import TalkingClockCore
 
 /// Where sound packs are found, so the binary works both from the repository and installed.
 public enum PackLocator {
-    /// Directories searched for a pack given by name, in order, each once.
-    public static func searchPaths(environment: [String: String] = ProcessInfo.processInfo.environment) -> [URL] {
+    /// The running executable (`/proc/self/exe`), nil when it cannot be read.
+    public static var executable: String? { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") }
+
+    /// Directories searched for a pack given by name, in order, each once:
+    /// `$XDG_DATA_HOME/talking-clock/packs`; `PREFIX/share/talking-clock/packs` for an executable in
+    /// `PREFIX/bin`; the checkout's `Sounds/` only for an executable SwiftPM built inside a checkout
+    /// (`CHECKOUT/.build…/…/talking-clock`, `CHECKOUT/Package.swift` present); then `$XDG_DATA_DIRS`
+    /// and `/usr/share`. Never a `Sounds/` beside an installed binary (`/usr/Sounds`, `/Sounds`) nor
+    /// the working directory's: a directory someone else put there must not speak instead.
+    public static func searchPaths(
+        environment: [String: String] = ProcessInfo.processInfo.environment, executable: String? = PackLocator.executable
+    ) -> [URL] {
         var paths: [URL] = []
         if let installed = UserPaths.packsDirectory(environment: environment) { paths.append(installed) }
-        if let exe = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            var dir = URL(fileURLWithPath: exe).deletingLastPathComponent()
+        if let executable {
+            let dir = URL(fileURLWithPath: executable).deletingLastPathComponent()
             // Installed: PREFIX/bin/talking-clock with packs in PREFIX/share/talking-clock/packs.
             paths.append(dir.deletingLastPathComponent().appendingPathComponent("share/talking-clock/packs"))
-            // From a checkout: .build/<config>/talking-clock, with the packs in Sounds/ above it.
-            for _ in 0..<5 {
-                paths.append(dir.appendingPathComponent("Sounds"))
-                dir = dir.deletingLastPathComponent()
-            }
+            // From a checkout: the packs of the checkout the binary was built in, and no other.
+            if let checkout = checkout(ofBuildProduct: executable) { paths.append(checkout.appendingPathComponent("Sounds")) }
         }
         // The system's (the Debian package's /usr/share/talking-clock/packs): after the checkout's
         // Sounds/, so a binary built in a checkout speaks with the packs of that checkout.
         paths += UserPaths.systemPacksDirectories(environment: environment)
-        paths.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("Sounds"))
-        // Run from the repository, the working directory's Sounds/ is also one above the binary.
         var seen = Set<String>()
         return paths.map(\.standardizedFileURL).filter { seen.insert($0.path).inserted }
+    }
+
+    /// The checkout whose SwiftPM build directory holds `executable`: the parent of the nearest
+    /// ancestor (at most 4 levels up) named `.build` or `.build-*`, if it has a `Package.swift`.
+    /// (`.build/release/x`, `.build/x86_64-unknown-linux-gnu/debug/x`.)
+    static func checkout(ofBuildProduct executable: String) -> URL? {
+        var dir = URL(fileURLWithPath: executable).standardizedFileURL.deletingLastPathComponent()
+        for _ in 0..<4 {
+            let name = dir.lastPathComponent
+            if name == ".build" || name.hasPrefix(".build-") {
+                let checkout = dir.deletingLastPathComponent()
+                let manifest = checkout.appendingPathComponent("Package.swift").path
+                return FileManager.default.fileExists(atPath: manifest) ? checkout : nil
+            }
+            if dir.path == "/" { return nil }
+            dir = dir.deletingLastPathComponent()
+        }
+        return nil
     }
 
     /// A pack given as a directory path (contains "/" or exists) or as a name.
@@ -46,19 +69,26 @@ public enum PackLocator {
                 return .success(candidate)
             }
         }
-        return .failure(LocateError(pack: pack, searched: searched.map(\.path)))
+        return .failure(
+            LocateError(
+                pack: pack, searched: searched.map(\.path),
+                userPacks: UserPaths.packsDirectory(environment: environment)?.path))
     }
 
     public struct LocateError: Error, CustomStringConvertible {
         public var pack: String
         public var searched: [String]
-        public init(pack: String, searched: [String]) {
+        /// The user's own packs directory, resolved (`$XDG_DATA_HOME/talking-clock/packs`), where the
+        /// message says to build or record a pack.
+        public var userPacks: String
+        public init(pack: String, searched: [String], userPacks: String? = nil) {
             self.pack = pack
             self.searched = searched
+            self.userPacks = userPacks ?? "$XDG_DATA_HOME/talking-clock/packs"
         }
         public var description: String {
             if let language = SpokenLanguages.canonical(pack), language == pack, language != SpokenLanguages.defaultTag {
-                return "No sound pack for language \(language) was found (looked for a pack named '\(pack)' in \(searched.joined(separator: ", "))); install the language packs with scripts/install or the Debian package, build this one with 'scripts/make-pack --language \(language) --out ~/.local/share/talking-clock/packs/\(language)' (its voice packages: scripts/install-deps --packs), record your own with 'talking-clock record-pack ~/.local/share/talking-clock/packs/\(language) --language \(language)', or set 'pack' (or --pack) to a pack that speaks \(language)."
+                return "No sound pack for language \(language) was found (looked for a pack named '\(pack)' in \(searched.joined(separator: ", "))); install the language packs with scripts/install or the Debian package, build this one with 'scripts/make-pack --language \(language) --out \(userPacks)/\(language)' (its voice packages: scripts/install-deps --packs), record your own with 'talking-clock record-pack \(userPacks)/\(language) --language \(language)', or set 'pack' (or --pack) to a pack that speaks \(language)."
             }
             return "No sound pack named '\(pack)' was found (looked in \(searched.joined(separator: ", "))); pass --pack with the pack's directory, or install packs with scripts/install or the Debian package."
         }

@@ -107,9 +107,13 @@ public struct MQTTError: Error, Equatable, Sendable, CustomStringConvertible {
         case .timedOut:
             return
                 "The MQTT broker \(broker) accepted the connection but did not answer it in time; check that it is an MQTT listener and not overloaded."
-        case .library(let call, let code, _):
+        case .library(let call, let code, let number):
             let fix: String
             switch Int(code) {
+            case Int(MOSQ_ERR_ERRNO.rawValue) where number == EAFNOSUPPORT:
+                // The socket could not even be made: nothing reached the broker.
+                fix =
+                    "this process may not open network sockets, so the broker was never reached; a sandbox forbids it, such as a systemd unit whose RestrictAddressFamilies= lacks AF_INET and AF_INET6 (the shipped unit allows them: reinstall it, or add them to your override)"
             case Int(MOSQ_ERR_TLS.rawValue):
                 fix =
                     "check that the broker speaks TLS there and that its certificate is signed by the ca-file and names the host"

@@ -37,7 +37,7 @@ public final class SoundPack {
         }
         let manifestURL = dir.appendingPathComponent(PackManifest.fileName)
         guard let data = FileManager.default.contents(atPath: manifestURL.path) else {
-            throw PackError(.missingManifest, "Sound pack \(dir.path) has no readable \(PackManifest.fileName); every pack needs a manifest (see the README's pack format).")
+            throw PackError(.missingManifest, "Sound pack \(dir.path) has no readable \(PackManifest.fileName); every pack needs a manifest (see docs/packs.md).")
         }
         let manifest = try PackManifest.parse(data, path: manifestURL.path)
         self.directory = dir

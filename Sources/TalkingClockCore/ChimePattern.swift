@@ -15,7 +15,7 @@ import FoundationEssentials
 /// expands to 1-12 or 1-8 strokes depending on the time. The built-in patterns are made by
 /// ``westminster(quarterBells:hourBell:timing:)``, ``shipsBells(bell:timing:)`` and
 /// ``singleStrike(bell:timing:)`` from a pack's bells and timing; a pack can also spell out a pattern
-/// of its own in `pack.json` (same shape, see the README).
+/// of its own in `pack.json` (same shape, see docs/packs.md).
 public struct ChimePattern: Hashable, Sendable, Codable {
     /// One fixed strike.
     public struct Note: Hashable, Sendable, Codable {

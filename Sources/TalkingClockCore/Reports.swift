@@ -70,18 +70,23 @@ public struct StatusReport: Codable, Equatable, Sendable {
     public var chime: String
     /// The output volume in percent (before any quiet-hours lowering).
     public var volume: Int
+    /// RFC 3339 local time when a timed mute ends; nil (and left out) when not muted for a time.
+    /// Home Assistant's "Mute for" control and state attributes read it.
+    public var muteUntil: String?
 
     enum CodingKeys: String, CodingKey {
         case driver, next, muted, mute, quiet, last, playing, device, pack, zone, chime, volume
         case skipPending = "skip_pending"
         case stateWarning = "state_warning"
+        case muteUntil = "mute_until"
     }
 
     public init(
         driver: String, next: Next?, muted: Bool, mute: String, skipPending: Bool, stateWarning: String?,
         quiet: String?, last: Last?, playing: Bool, device: String, pack: String, zone: String,
-        chime: String, volume: Int
+        chime: String, volume: Int, muteUntil: String? = nil
     ) {
+        self.muteUntil = muteUntil
         self.driver = driver
         self.next = next
         self.muted = muted
@@ -114,6 +119,7 @@ public struct StatusReport: Codable, Equatable, Sendable {
         try c.encode(zone, forKey: .zone)
         try c.encode(chime, forKey: .chime)
         try c.encode(volume, forKey: .volume)
+        try c.encodeIfPresent(muteUntil, forKey: .muteUntil)
     }
 
     public var json: String { ReportJSON.encode(self) }
@@ -149,7 +155,8 @@ public struct RoomReport: Codable, Equatable, Sendable {
 /// One decision about an announcement (a boundary, or an on-demand `say`): published on
 /// `<topic>/<room>/event`. Every key is present; those that do not apply are `null`.
 public struct AnnouncementEvent: Codable, Equatable, Sendable {
-    public enum Kind: String, Codable, Sendable {
+    /// `cut`: started, then cut (a boundary due, a mute, the clock moved past its boundary).
+    public enum Kind: String, Codable, Sendable, CaseIterable {
         case spoke, skipped, cut, failed
     }
 
@@ -166,6 +173,17 @@ public struct AnnouncementEvent: Codable, Equatable, Sendable {
     enum CodingKeys: String, CodingKey {
         case event, boundary, text, reason
         case onsetErrorMs = "onset_error_ms"
+        /// The same as `event`, under the key Home Assistant's MQTT `event` entity reads.
+        case eventType = "event_type"
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        event = try c.decode(Kind.self, forKey: .event)
+        boundary = try c.decodeIfPresent(String.self, forKey: .boundary)
+        text = try c.decodeIfPresent(String.self, forKey: .text)
+        reason = try c.decodeIfPresent(String.self, forKey: .reason)
+        onsetErrorMs = try c.decodeIfPresent(Double.self, forKey: .onsetErrorMs)
     }
 
     public init(_ event: Kind, boundary: String?, text: String? = nil, reason: String? = nil, onsetErrorMs: Double? = nil) {
@@ -179,6 +197,7 @@ public struct AnnouncementEvent: Codable, Equatable, Sendable {
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(event, forKey: .event)
+        try c.encode(event, forKey: .eventType)
         try c.encode(boundary, forKey: .boundary)
         try c.encode(text, forKey: .text)
         try c.encode(reason, forKey: .reason)

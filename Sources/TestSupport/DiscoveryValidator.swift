@@ -24,6 +24,7 @@ public enum DiscoveryValidator {
         Rule(what: "every entity component has `uniq_id`", source: "mqtt.markdown: entity components need unique_id"),
         Rule(what: "switch, button, select and number have `cmd_t`", source: "switch/button/select/number.mqtt.markdown: command_topic (required for select)"),
         Rule(what: "select has `options`, a non-empty list of strings", source: "select.mqtt.markdown: options (required list)"),
+        Rule(what: "event has `stat_t` and `evt_typ`, a non-empty list of strings", source: "event.mqtt.markdown: state_topic and event_types (required)"),
         Rule(what: "number `min` <= `max`, `step` > 0 when given", source: "number.mqtt.markdown"),
         Rule(what: "a sensor with `dev_cla: timestamp` is the timestamp sensor; one must exist", source: "HA sensor device classes: timestamp = ISO 8601 string"),
         Rule(what: "`ent_cat` is `config` or `diagnostic` when given", source: "HOME-AUTOMATION.md, entity_category values"),
@@ -96,6 +97,10 @@ public enum DiscoveryValidator {
             if p == "select" {
                 let options = c["options"] as? [String] ?? []
                 if options.isEmpty { out.append("component \(key) (select) has no `options` list") }
+            }
+            if p == "event" {
+                if !isTopic(c["stat_t"]) { out.append("component \(key) (event) has no `stat_t`") }
+                if (c["evt_typ"] as? [String] ?? []).isEmpty { out.append("component \(key) (event) has no `evt_typ` list") }
             }
             if p == "number" {
                 let min = (c["min"] as? NSNumber)?.doubleValue ?? 1

@@ -41,7 +41,7 @@ enum Everywhere {
             let file = path.map { FileManager.default.fileExists(atPath: $0) ? "the config file \($0)" : "\($0) (which does not exist)" } ?? "the config file"
             throw CLIError(
                 .badInput,
-                "--everywhere and 'rooms' need an [mqtt] table in \(file): add [mqtt] with broker = \"mqtt://HOST:1883\" (see the README, \"MQTT\"), or pass --config.")
+                "--everywhere and 'rooms' need an [mqtt] table in \(file): add [mqtt] with broker = \"mqtt://HOST:1883\" (see docs/mqtt.md), or pass --config.")
         }
         do { return try MQTTRemote(config: mqtt, configPath: path) } catch { throw CLIError(error.status, error.description) }
     }

@@ -5,9 +5,10 @@ import XCTest
 
 /// The Debian package, built by scripts/build-deb and installed by scripts/test-deb into a clean
 /// Debian 12 root (debootstrap, chroot, apt): --version, check, schedule and say --output run
-/// there and find the packs in /usr/share. Costs a release build in .build-deb (the suite's own
-/// .build is locked while `swift test` runs), ~25 s of debootstrap once a day and a few seconds
-/// of apt.
+/// there and find the packs in /usr/share. Costs a release build (the suite's own .build is locked
+/// while `swift test` runs), ~25 s of debootstrap once a day and a few seconds of apt. The release
+/// build is kept beside test-deb's debootstrap cache in /var/tmp, one per checkout, never in the
+/// checkout itself (it is 219 MB); SwiftPM's lock files go to a private TMPDIR removed afterwards.
 final class DebianPackageTests: XCTestCase {
     /// The scripts' usage texts, and a bad option refused with exit 64 (no root needed).
     func testHelpIsAUsageText() throws {
@@ -35,6 +36,38 @@ final class DebianPackageTests: XCTestCase {
         }
     }
 
+    /// Issue 22, item 10: the README's one-line .deb install failed for root without sudo (a root
+    /// shell on a fresh Debian often has none). Every documented command line that builds the
+    /// package must work as root and as a user: no `sudo` of its own (build-deb --install decides),
+    /// and only options scripts/build-deb accepts.
+    func testTheDocumentedPackageLinesNeedNoSudoAndUseRealOptions() throws {
+        let help = try String(
+            decoding: {
+                let process = Process()
+                process.executableURL = BinaryRunner.packageRoot.appendingPathComponent("scripts/build-deb")
+                process.arguments = ["--help"]
+                let out = Pipe()
+                process.standardOutput = out
+                try process.run()
+                defer { process.waitUntilExit() }
+                return out.fileHandleForReading.readDataToEndOfFile()
+            }(), as: UTF8.self)
+        var lines: [String] = []
+        for file in ["README.md", "docs/install.md"] {
+            let text = try String(contentsOf: BinaryRunner.packageRoot.appendingPathComponent(file), encoding: .utf8)
+            lines += text.split(separator: "\n").map(String.init).filter { $0.contains("scripts/build-deb ") && $0.contains("&&") }
+        }
+        XCTAssertFalse(lines.isEmpty, "the README shows how to build and install the package")
+        for line in lines {
+            XCTAssertFalse(line.split(separator: " ").contains("sudo"), "fails for root without sudo: \(line)")
+            let command = line.components(separatedBy: "scripts/build-deb ")[1].components(separatedBy: "&&")[0]
+            for word in command.split(separator: " ") where word.hasPrefix("--") {
+                let option = word.prefix { $0.isLetter || $0 == "-" }
+                XCTAssertTrue(help.contains("\n  \(option) "), "\(option) is not an option of scripts/build-deb: \(line)")
+            }
+        }
+    }
+
     func testThePackageInstallsAndRunsInACleanDebianRoot() throws {
         try XCTSkipIf(geteuid() != 0, "scripts/test-deb needs root (debootstrap, chroot, mount)")
         try XCTSkipUnless(
@@ -46,8 +79,15 @@ final class DebianPackageTests: XCTestCase {
         let root = BinaryRunner.packageRoot
         let process = Process()
         process.executableURL = root.appendingPathComponent("scripts/test-deb")
-        process.arguments = ["--scratch-path", root.appendingPathComponent(".build-deb").path]
+        process.arguments = ["--scratch-path", Self.scratchPath(checkout: root.path)]
         process.currentDirectoryURL = root
+        let tmp = FixturePack.temporaryDirectory("test-deb-tmp")
+        defer { try? FileManager.default.removeItem(at: tmp) }
+        var env = ProcessInfo.processInfo.environment
+        // swift build needs the user's own SwiftPM cache (the dependencies without the network).
+        if let home = PrivateEnvironment.userHome { env["HOME"] = home }
+        env["TMPDIR"] = tmp.path
+        process.environment = env
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("test-deb-\(UUID().uuidString).log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: log) }
@@ -65,5 +105,18 @@ final class DebianPackageTests: XCTestCase {
         print("scripts/test-deb took \(Int(Date().timeIntervalSince(started))) s")
         XCTAssertEqual(process.terminationStatus, 0, "scripts/test-deb failed; its output is above")
         XCTAssertTrue(output.contains("\n10 passed, 0 failed\n"), "every check of scripts/test-deb ran and passed")
+        let scratch = Self.scratchPath(checkout: root.path)
+        XCTAssertFalse(scratch.hasPrefix(root.path + "/"), scratch)
+        XCTAssertTrue(
+            FileManager.default.isExecutableFile(atPath: scratch + "/release/talking-clock"),
+            "the package's release build is in \(scratch), outside the checkout")
+    }
+
+    /// Where the test's release build lives: /var/tmp/talking-clock-test-deb/build_<checkout path, / as _>,
+    /// beside scripts/test-deb's debootstrap cache, so a second run is incremental and the checkout
+    /// stays clean.
+    static func scratchPath(checkout: String) -> String {
+        let name = checkout.map { $0.isLetter || $0.isNumber || $0 == "-" ? String($0) : "_" }.joined()
+        return "/var/tmp/talking-clock-test-deb/build" + name
     }
 }

@@ -261,7 +261,7 @@ final class HostileClientTests: XCTestCase {
     }
 }
 
-/// The daemon's documented client limits (README "Control socket").
+/// The daemon's documented client limits (docs/control-socket.md).
 enum ControlServerLimits {
     static let maxClients = 64
 }

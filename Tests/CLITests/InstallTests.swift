@@ -18,7 +18,9 @@ final class InstallTests: XCTestCase {
 
     /// Runs a script of the repository (or another program) with `home` as HOME, a private runtime
     /// directory and no session bus, so nothing can reach the real user's files or systemd.
-    func run(_ executable: String, _ arguments: [String]) throws -> BinaryRunner.Outcome {
+    func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws
+        -> BinaryRunner.Outcome
+    {
         let process = Process()
         process.executableURL =
             executable.hasPrefix("/")
@@ -30,6 +32,7 @@ final class InstallTests: XCTestCase {
         }
         env["HOME"] = home.path
         env["XDG_RUNTIME_DIR"] = runtime.path
+        for (k, v) in environment { env[k] = v }
         process.environment = env
         let out = Pipe()
         let err = FixturePack.temporaryDirectory("install-stderr").appendingPathComponent("stderr")
@@ -135,6 +138,51 @@ final class InstallTests: XCTestCase {
             let bad = try run("scripts/\(script)", ["--bogus"])
             XCTAssertEqual(bad.status, 64)
             XCTAssertEqual(bad.stderr, "\(script): unknown option '--bogus' (see scripts/\(script) --help)\n")
+        }
+    }
+
+    /// Issue 22, item 10: scripts/install installs the man page and the bash, zsh and fish
+    /// completions (it installed neither), and scripts/uninstall removes them. The completions are
+    /// the installed binary's own; the man page comes from swift-argument-parser's generate-manual,
+    /// which the test cannot build while `swift test` holds .build, so a stand-in records how it is
+    /// called (the real tool runs in scripts/build-deb, and test-deb checks the packaged page).
+    func testInstallsTheManPageAndTheCompletionsAndUninstallRemovesThem() throws {
+        let tool = home.appendingPathComponent("generate-manual")
+        try Data(
+            """
+            #!/bin/sh
+            # generate-manual TOOL --output-directory DIR --date D
+            [ "$2" = --output-directory ] || exit 9
+            printf '.Dd %s\\n.Dt TALKING-CLOCK 1\\n.Sh NAME\\n.Nm talking-clock\\n%s\\n' "$4" "$1" > "$3/talking-clock.1"
+            """.utf8
+        ).write(to: tool)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tool.path)
+        let install = try run(
+            "scripts/install", ["--binary", BinaryRunner.binary.path, "--no-enable"], environment: ["GENERATE_MANUAL": tool.path])
+        XCTAssertEqual(install.status, 0, install.stdout + install.stderr)
+        let share = home.appendingPathComponent(".local/share")
+        let page = try String(contentsOf: share.appendingPathComponent("man/man1/talking-clock.1"), encoding: .utf8)
+        XCTAssertTrue(page.hasPrefix(".Dd "), page)
+        XCTAssertTrue(page.hasSuffix("\n" + home.path + "/.local/bin/talking-clock\n"), "made from the installed binary: \(page)")
+
+        let completions = [
+            ("bash", "bash-completion/completions/talking-clock"), ("zsh", "zsh/site-functions/_talking-clock"),
+            ("fish", "fish/vendor_completions.d/talking-clock.fish"),
+        ]
+        for (shell, path) in completions {
+            let installed = try String(contentsOf: share.appendingPathComponent(path), encoding: .utf8)
+            let expected = try BinaryRunner.run(["--generate-completion-script", shell])
+            XCTAssertEqual(expected.status, 0, expected.stderr)
+            XCTAssertFalse(installed.isEmpty, shell)
+            XCTAssertEqual(installed, expected.stdout, "\(path) is the binary's own \(shell) completion script")
+            XCTAssertTrue(installed.contains("announce"), "\(shell) completes the subcommands")
+        }
+        XCTAssertTrue(install.stdout.contains("man page in \(share.path)/man/man1"), install.stdout)
+
+        let uninstall = try run("scripts/uninstall", [])
+        XCTAssertEqual(uninstall.status, 0, uninstall.stderr)
+        for path in ["man/man1/talking-clock.1"] + completions.map(\.1) {
+            XCTAssertFalse(FileManager.default.fileExists(atPath: share.appendingPathComponent(path).path), path)
         }
     }
 }

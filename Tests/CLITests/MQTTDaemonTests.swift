@@ -4,7 +4,7 @@ import TestSupport
 import XCTest
 
 /// The built daemon on a real private broker (`scripts/harness/mosquitto`), with
-/// `mosquitto_sub`/`mosquitto_pub` as the other side: the topic contract of the README ("MQTT").
+/// `mosquitto_sub`/`mosquitto_pub` as the other side: the topic contract of docs/mqtt.md.
 /// Every wait has a deadline; none is a fixed sleep.
 final class MQTTDaemonTests: BrokerTestCase {
     override var scratchName: String { "mqttd" }

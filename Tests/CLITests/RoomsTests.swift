@@ -4,7 +4,7 @@ import TestSupport
 import XCTest
 
 /// Several built daemons (rooms) on a real private broker (`scripts/harness/mosquitto`), driven by
-/// the CLI's `--everywhere` commands and `rooms`: the README's "MQTT" section, "Every room".
+/// the CLI's `--everywhere` commands and `rooms`: docs/mqtt.md, "Every room from the command line".
 /// Every wait has a deadline; none is a fixed sleep.
 final class RoomsTests: BrokerTestCase {
     override var scratchName: String { "rooms" }

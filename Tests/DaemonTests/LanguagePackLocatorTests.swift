@@ -29,15 +29,30 @@ final class LanguagePackLocatorTests: XCTestCase {
         }
         XCTAssertFalse(error.description.contains("for language"), error.description)
 
-        let missing = PackLocator.LocateError(pack: "de", searched: ["/a/packs", "/b/packs"])
+        let missing = PackLocator.LocateError(pack: "de", searched: ["/a/packs", "/b/packs"], userPacks: "/x/data/talking-clock/packs")
         let text = missing.description
         XCTAssertTrue(text.hasPrefix("No sound pack for language de was found"), text)
         XCTAssertTrue(text.contains("/a/packs, /b/packs"), text)
-        XCTAssertTrue(text.contains("scripts/make-pack --language de"), text)
+        XCTAssertTrue(text.contains("scripts/make-pack --language de --out /x/data/talking-clock/packs/de'"), text)
         XCTAssertTrue(text.contains("scripts/install"), text)
-        XCTAssertTrue(text.contains("record-pack ~/.local/share/talking-clock/packs/de --language de"), text)
+        XCTAssertTrue(text.contains("record-pack /x/data/talking-clock/packs/de --language de"), text)
 
         let named = PackLocator.LocateError(pack: "mine", searched: ["/a/packs"])
         XCTAssertTrue(named.description.hasPrefix("No sound pack named 'mine' was found"), named.description)
+    }
+
+    /// Issue 22, item 10: the fix names the directory where the clock will look, `$XDG_DATA_HOME`
+    /// resolved, not `~/.local/share` (which it does not read when XDG_DATA_HOME is set).
+    func testTheMissingPackErrorNamesTheResolvedDataHome() {
+        let environment = ["HOME": "/home/u", "XDG_DATA_HOME": "/srv/clock-data", "XDG_DATA_DIRS": "/nonexistent/data"]
+        guard case .failure(let error) = PackLocator.locate("pl", environment: environment) else {
+            return XCTFail("found a Polish pack in a data home that does not exist")
+        }
+        XCTAssertTrue(error.description.contains("--out /srv/clock-data/talking-clock/packs/pl'"), error.description)
+        XCTAssertTrue(error.description.contains("record-pack /srv/clock-data/talking-clock/packs/pl --language pl"), error.description)
+        XCTAssertFalse(error.description.contains("~/.local/share"), error.description)
+        guard case .failure(let fromHome) = PackLocator.locate("pl", environment: ["HOME": "/home/u", "XDG_DATA_DIRS": "/nonexistent"])
+        else { return XCTFail("found a Polish pack in /home/u") }
+        XCTAssertTrue(fromHome.description.contains("--out /home/u/.local/share/talking-clock/packs/pl'"), fromHome.description)
     }
 }

@@ -42,4 +42,35 @@ final class SystemPacksTests: XCTestCase {
         else { return XCTFail("found without its data directory") }
         XCTAssertTrue(error.description.contains("/usr/share/talking-clock/packs"), error.description)
     }
+
+    /// Issue 22, item 10: an installed binary searches no `Sounds/` directory: not `/usr/Sounds` or
+    /// `/Sounds` (the old walk up from the binary), not the working directory's. A binary SwiftPM
+    /// built in a checkout finds that checkout's `Sounds/`, and no other.
+    func testAnInstalledBinarySearchesNoSoundsDirectory() {
+        let environment = ["HOME": "/home/u"]
+        for executable in ["/usr/bin/talking-clock", "/home/u/.local/bin/talking-clock", "/opt/tc/bin/talking-clock"] {
+            let paths = PackLocator.searchPaths(environment: environment, executable: executable).map(\.path)
+            XCTAssertEqual(paths.filter { $0.hasSuffix("/Sounds") }, [], "\(executable): \(paths)")
+            XCTAssertFalse(paths.contains(FileManager.default.currentDirectoryPath + "/Sounds"), "\(paths)")
+        }
+        XCTAssertEqual(
+            PackLocator.searchPaths(environment: environment, executable: "/usr/bin/talking-clock").map(\.path),
+            [
+                "/home/u/.local/share/talking-clock/packs", "/usr/share/talking-clock/packs",
+                "/usr/local/share/talking-clock/packs",
+            ])
+    }
+
+    func testABinaryBuiltInACheckoutFindsThatCheckoutsSounds() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("checkout-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent(".build/x86_64-unknown-linux-gnu/release"), withIntermediateDirectories: true)
+        let built = root.appendingPathComponent(".build/x86_64-unknown-linux-gnu/release/talking-clock").path
+        let withoutManifest = PackLocator.searchPaths(environment: ["HOME": "/home/u"], executable: built).map(\.path)
+        XCTAssertEqual(withoutManifest.filter { $0.hasSuffix("/Sounds") }, [], "no Package.swift, no checkout: \(withoutManifest)")
+        try Data().write(to: root.appendingPathComponent("Package.swift"))
+        let paths = PackLocator.searchPaths(environment: ["HOME": "/home/u"], executable: built).map(\.path)
+        XCTAssertEqual(paths.filter { $0.hasSuffix("/Sounds") }, [root.standardizedFileURL.path + "/Sounds"], "\(paths)")
+    }
 }

@@ -23,6 +23,6 @@ final class FoundationImportTests: XCTestCase {
             }
             if imports && !Self.stillOnFoundation.contains(file) { offenders.append(file) }
         }
-        XCTAssertEqual(offenders, [], "import FoundationEssentials instead (see README, Architecture)")
+        XCTAssertEqual(offenders, [], "import FoundationEssentials instead (see docs/architecture.md)")
     }
 }

@@ -39,7 +39,9 @@ final class HomeAssistantDiscoveryTests: XCTestCase {
         XCTAssertEqual(origin["sw"] as? String, "1.2.3")
         XCTAssertEqual(o["avty_t"] as? String, "tc/kitchen/availability")
         let cmps = try XCTUnwrap(o["cmps"] as? [String: [String: Any]])
-        XCTAssertEqual(Set(cmps.keys), ["mute", "say", "chime", "volume", "next", "onset_error"])
+        XCTAssertEqual(
+            Set(cmps.keys),
+            ["mute", "mute_for", "say", "skip", "chime", "volume", "next", "onset_error", "announcement", "reply"])
         for (key, c) in cmps {
             XCTAssertEqual(c["uniq_id"] as? String, "talking_clock_kitchen_\(key)")
             XCTAssertNotNil(c["name"] as? String, key)
@@ -148,5 +150,117 @@ final class HomeAssistantDiscoveryTests: XCTestCase {
         guard case .failure(let near) = parse("volum 3") else { return XCTFail() }
         XCTAssertTrue(near.message.contains("did you mean 'volume'?"), near.message)
         XCTAssertTrue(ControlRequest.helpText.contains("chime <style>") && ControlRequest.helpText.contains("volume <0-100>"))
+    }
+
+    // MARK: - Issue 22, item 12: what Home Assistant showed missing
+
+    func testAnEventEntityReportsEveryAnnouncementOutcomeFromTheEventTopic() throws {
+        let cmps = try XCTUnwrap(object(HomeAssistantDiscovery.payload(config: config, room: "kitchen", version: "1"))["cmps"] as? [String: [String: Any]])
+        let event = try XCTUnwrap(cmps["announcement"])
+        XCTAssertEqual(event["p"] as? String, "event")
+        XCTAssertEqual(event["stat_t"] as? String, "tc/kitchen/event", "the topic MQTTRoom publishes AnnouncementEvent on")
+        XCTAssertEqual(event["evt_typ"] as? [String], ["spoke", "skipped", "cut", "failed"])
+        // The payload the daemon publishes there: Home Assistant needs `event_type`, one of
+        // `evt_typ`; the other keys (reason, onset error, boundary, words) become the event's attributes.
+        for kind in AnnouncementEvent.Kind.allCases {
+            let json = AnnouncementEvent(
+                kind, boundary: "2026-07-01T10:15:00+00:00", text: "ten fifteen AM", reason: kind == .spoke ? nil : "why",
+                onsetErrorMs: kind == .spoke ? 0.25 : nil
+            ).json
+            let payload = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+            XCTAssertEqual(payload["event_type"] as? String, kind.rawValue, json)
+            XCTAssertEqual(payload["event"] as? String, kind.rawValue, "the key existing subscribers read stays: \(json)")
+            XCTAssertTrue((event["evt_typ"] as? [String] ?? []).contains(kind.rawValue))
+            XCTAssertEqual(Set(payload.keys), ["event", "event_type", "boundary", "text", "reason", "onset_error_ms"], json)
+            XCTAssertEqual(try JSONDecoder().decode(AnnouncementEvent.self, from: Data(json.utf8)).event, kind)
+        }
+    }
+
+    func testChimeAndVolumeAreConfigurationAndTheOriginHasASupportURLAndTheRoomAnArea() throws {
+        let o = try object(HomeAssistantDiscovery.payload(config: config, room: "living_room", version: "1"))
+        let cmps = try XCTUnwrap(o["cmps"] as? [String: [String: Any]])
+        XCTAssertEqual(cmps["chime"]?["ent_cat"] as? String, "config")
+        XCTAssertEqual(cmps["volume"]?["ent_cat"] as? String, "config")
+        XCTAssertNil(cmps["mute"]?["ent_cat"], "mute is a main control")
+        XCTAssertEqual((o["o"] as? [String: Any])?["url"] as? String, "https://github.com/talking-clock/talking-clock")
+        XCTAssertEqual((o["dev"] as? [String: Any])?["sa"] as? String, "Living room")
+        XCTAssertEqual(HomeAssistantDiscovery.area(room: "kitchen"), "Kitchen")
+        XCTAssertEqual(HomeAssistantDiscovery.area(room: "hall-2"), "Hall 2")
+    }
+
+    func testATimedMuteControlAndASkipButtonSendRequestsTheDaemonAccepts() throws {
+        let cmps = try XCTUnwrap(object(HomeAssistantDiscovery.payload(config: config, room: "kitchen", version: "1"))["cmps"] as? [String: [String: Any]])
+        let skip = try XCTUnwrap(cmps["skip"])
+        XCTAssertEqual(skip["p"] as? String, "button")
+        XCTAssertEqual(skip["cmd_t"] as? String, "tc/kitchen/command")
+        XCTAssertEqual(try ControlRequest.parse(line: Array((skip["pl_prs"] as? String ?? "").utf8)).get(), .skip)
+
+        let muteFor = try XCTUnwrap(cmps["mute_for"])
+        XCTAssertEqual(muteFor["p"] as? String, "number")
+        XCTAssertEqual(muteFor["cmd_t"] as? String, "tc/kitchen/command")
+        XCTAssertEqual(muteFor["unit_of_meas"] as? String, "min")
+        XCTAssertEqual(muteFor["cmd_tpl"] as? String, "{{ 'unmute' if (value | int) == 0 else 'mute for ' ~ (value | int) ~ 'm' }}")
+        XCTAssertTrue((muteFor["val_tpl"] as? String ?? "").contains("value_json.mute_until"))
+        // What the template renders for every value the control offers is a request the daemon takes.
+        let (low, high, step) = HomeAssistantDiscovery.muteMinutes
+        XCTAssertEqual([muteFor["min"] as? Int, muteFor["max"] as? Int, muteFor["step"] as? Int], [low, high, step])
+        XCTAssertEqual(try ControlRequest.parse(line: Array("unmute".utf8)).get(), .unmute)
+        for minutes in stride(from: step, through: high, by: step) {
+            XCTAssertEqual(try ControlRequest.parse(line: Array("mute for \(minutes)m".utf8)).get(), .muteFor(seconds: minutes * 60))
+        }
+    }
+
+    /// A refusal is visible: the `reply` topic (where `chime westminster` on a pack that cannot ring
+    /// it is answered `error pack: …`) is a sensor, and a daemon that knows its pack's chimes offers
+    /// only those, so the select cannot pick one it would refuse.
+    func testRefusalsAreVisibleAndTheSelectOffersOnlyWhatThePackCanRing() throws {
+        let cmps = try XCTUnwrap(object(HomeAssistantDiscovery.payload(config: config, room: "kitchen", version: "1"))["cmps"] as? [String: [String: Any]])
+        let reply = try XCTUnwrap(cmps["reply"])
+        XCTAssertEqual(reply["p"] as? String, "sensor")
+        XCTAssertEqual(reply["stat_t"] as? String, "tc/kitchen/reply")
+        XCTAssertEqual(reply["ent_cat"] as? String, "diagnostic")
+        XCTAssertEqual(reply["val_tpl"] as? String, "{{ value[:255] }}", "a sensor's state holds at most 255 characters")
+
+        let limited = try object(
+            HomeAssistantDiscovery.payload(config: config, room: "kitchen", version: "1", chimes: ["hour", "none", "ships-bells"]))
+        let chime = try XCTUnwrap((limited["cmps"] as? [String: [String: Any]])?["chime"])
+        XCTAssertEqual(chime["options"] as? [String], ["none", "hour", "ships-bells"], "in the usual order, without westminster")
+        XCTAssertEqual(DiscoveryValidator.problems(limited), [])
+    }
+
+    /// Mute until, the quiet window, playing and the last outcome are attributes of the mute switch
+    /// and the event entity, read from the state with `get` (a missing key is not a template error).
+    func testStateAttributesComeFromKeysTheStateHas() throws {
+        let cmps = try XCTUnwrap(object(HomeAssistantDiscovery.payload(config: config, room: "kitchen", version: "1"))["cmps"] as? [String: [String: Any]])
+        for key in ["mute", "announcement"] {
+            XCTAssertEqual(cmps[key]?["json_attr_t"] as? String, "tc/kitchen/state", key)
+            XCTAssertEqual(cmps[key]?["json_attr_tpl"] as? String, HomeAssistantDiscovery.attributesTemplate, key)
+        }
+        let report = StatusReport(
+            driver: "timer", next: nil, muted: true, mute: "muted until 2026-07-01T11:00:00+00:00", skipPending: false,
+            stateWarning: nil, quiet: "22:00-07:00 silent", last: .init(result: "cut: stale", text: "ten AM", boundary: nil, onsetErrorMs: nil),
+            playing: true, device: "default", pack: "default", zone: "UTC", chime: "hour", volume: 40,
+            muteUntil: "2026-07-01T11:00:00+00:00")
+        let state = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(report.json.utf8)) as? [String: Any])
+        for key in ["mute", "mute_until", "quiet", "playing", "last"] {
+            XCTAssertNotNil(state[key], "the state has no \(key)")
+            XCTAssertTrue(HomeAssistantDiscovery.attributesTemplate.contains("value_json.get('\(key)')"), key)
+        }
+        XCTAssertEqual(StatusReport.decode(report.json), report)
+        // Not muted for a time: the key is left out, as before.
+        var untimed = report
+        untimed.muteUntil = nil
+        XCTAssertFalse(untimed.json.contains("mute_until"), untimed.json)
+    }
+
+    func testTheValidatorRequiresAnEventsTopicAndTypes() throws {
+        var o = try object(HomeAssistantDiscovery.payload(config: config, room: "kitchen", version: "1"))
+        var cmps = o["cmps"] as! [String: [String: Any]]
+        cmps["announcement"]?["evt_typ"] = nil
+        cmps["announcement"]?["stat_t"] = nil
+        o["cmps"] = cmps
+        let problems = DiscoveryValidator.problems(o)
+        XCTAssertTrue(problems.contains("component announcement (event) has no `stat_t`"), "\(problems)")
+        XCTAssertTrue(problems.contains("component announcement (event) has no `evt_typ` list"), "\(problems)")
     }
 }

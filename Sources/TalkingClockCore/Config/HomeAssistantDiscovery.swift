@@ -29,12 +29,23 @@ public enum HomeAssistantDiscovery {
     /// The chime styles, as the `select` offers them (the config's and the control protocol's words).
     public static let chimeOptions = ChimeStyle.allCases.map(\.rawValue)
 
+    /// Where the origin (`o.url`) points: the project's home, for "support" links in Home Assistant.
+    public static let supportURL = "https://github.com/talking-clock/talking-clock"
+
+    /// What the `event` entity reports (`evt_typ`): each `AnnouncementEvent.Kind`.
+    public static let eventTypes = AnnouncementEvent.Kind.allCases.map(\.rawValue)
+
+    /// The durations the "Mute for" control offers, in minutes.
+    public static let muteMinutes = (min: 0, max: 1440, step: 5)
+
     public struct Device: Codable, Equatable, Sendable {
         public var ids: [String]
         public var name: String
         public var mf: String
         public var mdl: String
         public var sw: String
+        /// `suggested_area`: the room, in words ("living_room" → "Living room").
+        public var sa: String?
     }
 
     public struct Origin: Codable, Equatable, Sendable {
@@ -67,6 +78,11 @@ public enum HomeAssistantDiscovery {
         public var stat_cla: String?
         public var ent_cat: String?
         public var unit_of_meas: String?
+        /// `event_types` of an `event` entity.
+        public var evt_typ: [String]?
+        /// `json_attributes_topic` / `json_attributes_template`: state attributes.
+        public var json_attr_t: String?
+        public var json_attr_tpl: String?
 
         public init(p: String) { self.p = p }
     }
@@ -82,8 +98,25 @@ public enum HomeAssistantDiscovery {
         public var json: String { ReportJSON.encode(self) }
     }
 
-    /// The payload for one room. `topic` is the `[mqtt]` topic prefix.
-    public static func payload(config: MQTTConfig, room: String, version: String) -> Payload {
+    /// `living_room` → "Living room": the room as Home Assistant shows an area.
+    public static func area(room: String) -> String {
+        let words = String(room.map { $0 == "_" || $0 == "-" ? " " : $0 })
+        return words.prefix(1).uppercased() + words.dropFirst()
+    }
+
+    /// The state attributes every controlling entity carries, read from the state topic: when a
+    /// mute ends, the quiet-hours rule now, whether it is speaking, and how the last announcement
+    /// ended. `get` so that a key the state lacks is an empty attribute, not a template error.
+    public static let attributesTemplate =
+        "{{ {'mute': value_json.get('mute'), 'mute_until': value_json.get('mute_until'), "
+        + "'quiet': value_json.get('quiet'), 'playing': value_json.get('playing'), "
+        + "'last_outcome': (value_json.last.result if value_json.get('last') else none), "
+        + "'last_boundary': (value_json.last.boundary if value_json.get('last') else none)} | tojson }}"
+
+    /// The payload for one room. `topic` is the `[mqtt]` topic prefix. `chimes`: the chime styles
+    /// the loaded pack can ring (the select offers only those, so Home Assistant cannot pick one the
+    /// daemon would refuse); nil offers every style.
+    public static func payload(config: MQTTConfig, room: String, version: String, chimes: [String]? = nil) -> Payload {
         let id = objectID(room: room)
         let base = "\(config.topic)/\(room)"
         let command = "\(base)/command"
@@ -104,6 +137,29 @@ public enum HomeAssistantDiscovery {
         mute.val_tpl = "{{ 'ON' if value_json.muted else 'OFF' }}"
         mute.stat_on = "ON"
         mute.stat_off = "OFF"
+        mute.json_attr_t = state
+        mute.json_attr_tpl = attributesTemplate
+
+        // A timed mute: minutes from now (0 unmutes); its state is the minutes left, from the
+        // state's `mute_until` (0 when not muted for a time).
+        var muteFor = entity("mute_for", "number", "Mute for")
+        muteFor.icon = "mdi:timer-off-outline"
+        muteFor.cmd_t = command
+        muteFor.cmd_tpl = "{{ 'unmute' if (value | int) == 0 else 'mute for ' ~ (value | int) ~ 'm' }}"
+        muteFor.stat_t = state
+        muteFor.val_tpl =
+            "{{ [((as_timestamp(value_json.mute_until) - as_timestamp(now())) / 60) | round(0, 'ceil') | int, 0] | max "
+            + "if value_json.get('mute_until') else 0 }}"
+        muteFor.min = muteMinutes.min
+        muteFor.max = muteMinutes.max
+        muteFor.step = muteMinutes.step
+        muteFor.mode = "box"
+        muteFor.unit_of_meas = "min"
+
+        var skip = entity("skip", "button", "Skip the next announcement")
+        skip.icon = "mdi:skip-next"
+        skip.cmd_t = command
+        skip.pl_prs = "skip"
 
         var say = entity("say", "button", "Say the time")
         say.icon = "mdi:account-voice"
@@ -114,9 +170,10 @@ public enum HomeAssistantDiscovery {
         chime.icon = "mdi:bell-ring"
         chime.cmd_t = command
         chime.cmd_tpl = "chime {{ value }}"
-        chime.options = chimeOptions
+        chime.options = chimes.map { offered in chimeOptions.filter { offered.contains($0) } } ?? chimeOptions
         chime.stat_t = state
         chime.val_tpl = "{{ value_json.chime }}"
+        chime.ent_cat = "config"
 
         var volume = entity("volume", "number", "Volume")
         volume.icon = "mdi:volume-high"
@@ -129,6 +186,7 @@ public enum HomeAssistantDiscovery {
         volume.step = 1
         volume.mode = "slider"
         volume.unit_of_meas = "%"
+        volume.ent_cat = "config"
 
         var next = entity("next", "sensor", "Next announcement")
         next.dev_cla = "timestamp"
@@ -145,11 +203,34 @@ public enum HomeAssistantDiscovery {
         onset.val_tpl =
             "{{ value_json.last.onset_error_ms if value_json.last and value_json.last.onset_error_ms is not none else None }}"
 
+        // Every announcement's outcome, as it happens: `AnnouncementEvent.json` carries `event_type`
+        // and, as the event's attributes, the boundary, the words, the reason and the onset error.
+        var announced = entity("announcement", "event", "Announcement")
+        announced.icon = "mdi:clock-outline"
+        announced.stat_t = "\(base)/event"
+        announced.evt_typ = eventTypes
+        announced.json_attr_t = state
+        announced.json_attr_tpl = attributesTemplate
+
+        // The daemon's answer to the last command (`ok …` or `error <kind>: …`): a refused command
+        // (a chime the pack cannot ring, a volume out of range) is visible, not silently ignored.
+        // A sensor's state holds at most 255 characters.
+        var reply = entity("reply", "sensor", "Last reply")
+        reply.icon = "mdi:message-reply-text-outline"
+        reply.ent_cat = "diagnostic"
+        reply.stat_t = "\(base)/reply"
+        reply.val_tpl = "{{ value[:255] }}"
+
         return Payload(
-            dev: Device(ids: [id], name: "Talking clock \(room)", mf: "talking-clock", mdl: "talking-clock daemon", sw: version),
-            o: Origin(name: "talking-clock", sw: version, url: nil),
+            dev: Device(
+                ids: [id], name: "Talking clock \(room)", mf: "talking-clock", mdl: "talking-clock daemon", sw: version,
+                sa: area(room: room)),
+            o: Origin(name: "talking-clock", sw: version, url: supportURL),
             avty_t: "\(base)/availability",
             qos: 1,
-            cmps: ["mute": mute, "say": say, "chime": chime, "volume": volume, "next": next, "onset_error": onset])
+            cmps: [
+                "mute": mute, "mute_for": muteFor, "say": say, "skip": skip, "chime": chime, "volume": volume, "next": next,
+                "onset_error": onset, "announcement": announced, "reply": reply,
+            ])
     }
 }
