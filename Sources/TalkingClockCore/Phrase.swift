@@ -258,24 +258,103 @@ public struct VocabularyError: Error, Hashable, Sendable, CustomStringConvertibl
 
 /// Maps words to clip ids, preferring a whole clip ("forty-five") and composing otherwise
 /// ("forty" + "five").
+///
+/// A pack may also hold **units**: clip ids of several words joined by single spaces, spelled as
+/// the phrase's words are ("une heure", "et demie", "quarter past"), recorded or synthesised
+/// together so that no word carries a sound of its neighbour (French liaison). The phrase is then
+/// covered with the fewest clips; of two covers with as many clips, the one whose first differing
+/// clip is the longer unit wins. A unit never spans the end of the lead-in (the timeline puts the
+/// lead-in gap there). A pack without units is resolved word by word, exactly as before.
 public enum Vocabulary {
     public static func clips(for phrase: Phrase, available: Set<String>) throws(VocabularyError) -> [String] {
-        var clips: [String] = []
-        for word in phrase.words {
-            if available.contains(word) {
-                clips.append(word)
-                continue
+        try cover(phrase, available: available).clips
+    }
+
+    /// The clips that say `phrase`, and how many of them say its lead-in.
+    public static func cover(_ phrase: Phrase, available: Set<String>) throws(VocabularyError) -> (
+        clips: [String], leadInClips: Int
+    ) {
+        let units = unitLengths(available)
+        let split = min(max(phrase.leadInCount, 0), phrase.words.count)
+        let leadIn = try cover(phrase.words[..<split], phrase: phrase, available: available, unitLengths: units)
+        let rest = try cover(phrase.words[split...], phrase: phrase, available: available, unitLengths: units)
+        return (leadIn + rest, leadIn.count)
+    }
+
+    /// The word counts of the pack's units, longest first (empty for a pack without units).
+    public static func unitLengths(_ available: Set<String>) -> [Int] {
+        var lengths = Set<Int>()
+        for id in available where id.contains(" ") { lengths.insert(id.split(separator: " ").count) }
+        return lengths.sorted(by: >)
+    }
+
+    /// One word's clips without units: the word, or an English compound's parts; nil when neither.
+    public static func single(_ word: String, phrase: Phrase, available: Set<String>) -> [String]? {
+        if available.contains(word) { return [word] }
+        let parts = word.split(separator: "-").map(String.init)
+        let compound = phrase.composesCompounds && word.contains("-") && Phrase.units.contains(parts.last ?? "")
+        return compound && parts.allSatisfy(available.contains) ? parts : nil
+    }
+
+    public static func missing(_ word: String, phrase: Phrase) -> VocabularyError {
+        let parts = word.split(separator: "-").map(String.init)
+        let compound = phrase.composesCompounds && word.contains("-") && Phrase.units.contains(parts.last ?? "")
+        let alternative = compound ? [parts.joined(separator: "' + '")] : []
+        return VocabularyError(word: word, phrase: phrase.text, tried: [word] + alternative)
+    }
+
+    static func cover(
+        _ words: ArraySlice<String>, phrase: Phrase, available: Set<String>, unitLengths: [Int]
+    ) throws(VocabularyError) -> [String] {
+        if unitLengths.isEmpty {
+            var clips: [String] = []
+            for word in words {
+                guard let said = single(word, phrase: phrase, available: available) else {
+                    throw missing(word, phrase: phrase)
+                }
+                clips += said
             }
-            let parts = word.split(separator: "-").map(String.init)
-            let compound = phrase.composesCompounds && word.contains("-") && Phrase.units.contains(parts.last ?? "")
-            if compound, parts.allSatisfy(available.contains) {
-                clips += parts
-                continue
-            }
-            let alternative = compound ? [parts.joined(separator: "' + '")] : []
-            throw VocabularyError(word: word, phrase: phrase.text, tried: [word] + alternative)
+            return clips
         }
-        return clips
+        // best[i]: the fewest clips that say words[i...] (from the end back, so that at each
+        // start the longest unit is tried first and kept on a tie).
+        let w = Array(words)
+        let n = w.count
+        var best: [[String]?] = Array(repeating: nil, count: n + 1)
+        best[n] = []
+        for i in stride(from: n - 1, through: 0, by: -1) {
+            var choice: [String]? = nil
+            for k in unitLengths where k >= 2 && i + k <= n {
+                let unit = w[i..<i + k].joined(separator: " ")
+                if available.contains(unit), let tail = best[i + k], choice.map({ tail.count + 1 < $0.count }) ?? true {
+                    choice = [unit] + tail
+                }
+            }
+            if let said = single(w[i], phrase: phrase, available: available), let tail = best[i + 1],
+                choice.map({ said.count + tail.count < $0.count }) ?? true
+            {
+                choice = said + tail
+            }
+            best[i] = choice
+        }
+        if let clips = best[0] { return clips }
+        // The first word neither a clip of its own nor inside an available unit; else (units that
+        // overlap but do not tile) the first word without a clip of its own.
+        let gaps = uncovered(w, phrase: phrase, available: available, unitLengths: unitLengths)
+        let word = gaps.first ?? w.first { single($0, phrase: phrase, available: available) == nil } ?? w[0]
+        throw missing(word, phrase: phrase)
+    }
+
+    /// The words of `words` that no clip can say: not a clip (or composed compound) of their own,
+    /// and inside no unit of the pack that matches the phrase there. In phrase order.
+    public static func uncovered(_ words: [String], phrase: Phrase, available: Set<String>, unitLengths: [Int]) -> [String] {
+        var covered = words.map { single($0, phrase: phrase, available: available) != nil }
+        for k in unitLengths where k >= 2 && k <= words.count {
+            for i in 0...(words.count - k) where available.contains(words[i..<i + k].joined(separator: " ")) {
+                for j in i..<i + k { covered[j] = true }
+            }
+        }
+        return words.indices.filter { !covered[$0] }.map { words[$0] }
     }
 
     /// Every minute of the day (0 … 1439) that the clip set cannot say, with the reason.
