@@ -39,7 +39,9 @@ struct RecordPack: ParsableCommand {
 
     @Option(
         name: .customLong("word"),
-        help: "Record only this word (repeatable), e.g. --word forty-five; replaces the pack's clip.")
+        help:
+            "Record only this word or unit (repeatable), e.g. --word forty-five, --word 'quarter past' (a unit: words of one phrase said together); replaces the pack's clip."
+    )
     var words: [String] = []
 
     @Option(help: "Which words the pack needs: a phrasing of the language (default: en-US 12h, the others casual).")
@@ -231,13 +233,26 @@ struct Session {
     }
 
     mutating func record(_ word: String, number: Int, of total: Int) throws -> WordOutcome {
-        let shown =
-            RecordingScript.carrier(for: word, language: language, phrasing: phrasing).map {
-                RecordingScript.prompt($0.phrase, marking: $0.index)
-            }
-            ?? "\"\(word.uppercased())\""
+        let shown: String
+        let say: String
+        if word.contains(" ") {
+            // A unit: its words said together, as in the phrase ("QUARTER PAST three").
+            shown =
+                RecordingScript.carrier(forUnit: word, language: language, phrasing: phrasing).map {
+                    RecordingScript.prompt($0.phrase, marking: $0.range)
+                } ?? "\"\(word.uppercased())\""
+            say = word.split(separator: " ").map { RecordingScript.spoken(String($0), language: language) }
+                .joined(separator: " ") + " (together, as one)"
+        } else {
+            shown =
+                RecordingScript.carrier(for: word, language: language, phrasing: phrasing).map {
+                    RecordingScript.prompt($0.phrase, marking: $0.index)
+                }
+                ?? "\"\(word.uppercased())\""
+            say = RecordingScript.spoken(word, language: language)
+        }
         print("")
-        print("[\(number)/\(total)] \(shown) -- say: \(RecordingScript.spoken(word, language: language))")
+        print("[\(number)/\(total)] \(shown) -- say: \(say)")
         while true {
             prompt("Press Enter to record (s = skip, q = quit): ")
             guard let start = answer() else {
@@ -357,7 +372,8 @@ struct Session {
     /// Writes the clip, then the manifest that names it (so pack.json never names a missing file).
     /// A new pack gets its manifest, and the default pack's bells, with its first clip.
     mutating func save(_ word: String, _ samples: [Int16]) throws {
-        let relative = "voice/\(word).flac"
+        // A unit's file has underscores for its spaces ("voice/une_heure.flac"); its id keeps them.
+        let relative = "voice/\(word.split(separator: " ").joined(separator: "_")).flac"
         do throws(PackWriteError) {
             try writer.writeClip(samples, format: format, relativePath: relative)
             var document: JSONValue
