@@ -110,6 +110,7 @@ enum ShippedGrammars {
   "sources": [
     "Sources/TalkingClockCore/Phrase.swift: the clock's own English (12h and 24h), kept word for word",
     "you-books.com (British Council '500 dudas' 391): US/Canada rarely use 24-hour outside military and medical use",
+    "thegunzone.com/?p=1015858 (24-hour time spoken as two two-digit numbers: 0015 'zero zero fifteen')",
     "LANGUAGES.md regional variants: 'quarter after' (US)"
   ],
   "leadIns": {"its": "its", "the-time-is": "the-time-is"},
@@ -130,6 +131,10 @@ enum ShippedGrammars {
       "59": "fifty-nine"
     },
     "oh": {"1-9": "oh", "*": "", "why": "7:05 is 'seven oh five'; 24-hour 07:05 is 'oh seven oh five'"},
+    "hh": {
+      "0": "zero", "1-9": "oh", "*": "",
+      "why": "the first of two hour digits: 01:05 'oh one oh five', and hour 00 says both digits, 00:15 'zero zero fifteen' (thegunzone.com: 0015 is pronounced 'zero zero fifteen'), the zero of the clock's own 00:00 'zero hundred'"
+    },
     "ampm": {"0-11": "am", "*": "pm", "why": "by the hour of day (hour24), not the 12-hour value"},
     "unit": {
       "1": "minute", "5,10,20,25": "", "*": "minutes",
@@ -152,7 +157,7 @@ enum ShippedGrammars {
       "rules": [
         {"minutes": "0", "hours": "0", "if": "midnight", "say": "midnight", "why": "the user's choice over 'zero hundred'"},
         {"minutes": "0", "say": "{hour.oh} {hour.card} hundred"},
-        {"say": "{hour.oh} {hour.card} {minute.oh} {minute.card}"}
+        {"say": "{hour.hh} {hour.card} {minute.oh} {minute.card}", "why": "both hour digits are said when the first is a zero: 'oh seven oh five', 'zero zero fifteen'"}
       ]
     },
     {

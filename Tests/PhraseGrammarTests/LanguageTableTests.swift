@@ -35,7 +35,12 @@ final class PhraseGrammarTableTests: XCTestCase {
                 row("00:00", "24h", "zero hundred", "the default midnight style"),
                 row(
                     "00:00", "24h", "midnight", "the 'midnight' option (MidnightStyle.midnight)", options: ["midnight"]),
-                row("00:15", "24h", "zero fifteen", "hour zero is 'zero', not 'oh zero'"),
+                row(
+                    "00:15", "24h", "zero zero fifteen",
+                    "both hour digits, as 01:05 'oh one oh five'; 0015 'zero zero fifteen' (thegunzone.com)"),
+                row("00:05", "24h", "zero zero oh five", "hour 00 as at :15; minutes under ten as ever ('oh five')"),
+                row("00:45", "24h", "zero zero forty-five", "the last quarter of hour 00"),
+                row("01:05", "24h", "oh one oh five", "a leading zero before another digit is 'oh'"),
                 row("23:30", "24h", "twenty-three thirty", "hours past twenty are compounds"),
                 row("01:00", "24h", "oh one hundred", "'oh' before a one-digit hour"),
                 row("12:00", "24h", "twelve hundred", "no 'noon' in 24-hour style"),
@@ -108,6 +113,7 @@ final class PhraseGrammarTableTests: XCTestCase {
                 row("15:50", "24h", "fifteen fifty", "24-hour"),
                 row("12:00", "24h", "twelve hundred", "askvity: 'twelve hundred'"),
                 row("00:00", "24h", "zero hundred", "'zero hundred' (military); the 'midnight' option says midnight"),
+                row("00:15", "24h", "zero zero fifteen", "en-US's 24h: hour 00 says both digits"),
                 row("15:45", "12h", "three forty-five PM", "UK alternates 12- and 24-hour (British Council)"),
                 row("00:00", "12h", "midnight", "12h style as en-US"),
                 row("12:00", "12h", "noon", "'twelve noon'"),
