@@ -40,25 +40,35 @@ public enum PackLocator {
             return .success(URL(fileURLWithPath: pack))
         }
         let searched = searchPaths(environment: environment)
-        for base in searched {
-            let candidate = base.appendingPathComponent(pack)
-            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("pack.json").path) {
-                return .success(candidate)
+        // A regional variant with no pack of its own speaks with its base language's pack
+        // (de-AT with "de"): every directory is searched for the variant's pack first.
+        let fallback = SpokenLanguages.packFallback(of: pack)
+        for name in [pack] + (fallback.map { [$0] } ?? []) {
+            for base in searched {
+                let candidate = base.appendingPathComponent(name)
+                if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("pack.json").path) {
+                    return .success(candidate)
+                }
             }
         }
-        return .failure(LocateError(pack: pack, searched: searched.map(\.path)))
+        return .failure(LocateError(pack: pack, searched: searched.map(\.path), fallback: fallback))
     }
 
     public struct LocateError: Error, CustomStringConvertible {
         public var pack: String
         public var searched: [String]
-        public init(pack: String, searched: [String]) {
+        /// The base language's pack also looked for (de-AT: "de").
+        public var fallback: String?
+        public init(pack: String, searched: [String], fallback: String? = nil) {
             self.pack = pack
             self.searched = searched
+            self.fallback = fallback
         }
         public var description: String {
             if let language = SpokenLanguages.canonical(pack), language == pack, language != SpokenLanguages.defaultTag {
-                return "No sound pack for language \(language) was found (looked for a pack named '\(pack)' in \(searched.joined(separator: ", "))); install the language packs with scripts/install or the Debian package, build this one with 'scripts/make-pack --language \(language) --out ~/.local/share/talking-clock/packs/\(language)' (its voice packages: scripts/install-deps --packs), record your own with 'talking-clock record-pack ~/.local/share/talking-clock/packs/\(language) --language \(language)', or set 'pack' (or --pack) to a pack that speaks \(language)."
+                let names = "'\(pack)'" + (fallback.map { " or '\($0)' (the pack of the language it is a variant of)" } ?? "")
+                let build = fallback ?? language
+                return "No sound pack for language \(language) was found (looked for a pack named \(names) in \(searched.joined(separator: ", "))); install the language packs with scripts/install or the Debian package, build this one with 'scripts/make-pack --language \(build) --out ~/.local/share/talking-clock/packs/\(build)' (its voice packages: scripts/install-deps --packs), record your own with 'talking-clock record-pack ~/.local/share/talking-clock/packs/\(language) --language \(language)', or set 'pack' (or --pack) to a pack that speaks \(language)."
             }
             return "No sound pack named '\(pack)' was found (looked in \(searched.joined(separator: ", "))); pass --pack with the pack's directory, or install packs with scripts/install or the Debian package."
         }

@@ -28,7 +28,9 @@ extension SoundPack {
     /// Refuses to speak `language` with a pack of another language.
     public func requireLanguage(_ language: String) throws(PackError) {
         let wanted = SpokenLanguages.canonical(language) ?? language
-        guard manifest.language != wanted else { return }
+        // A pack of the base language speaks a regional variant (its words are the base's words;
+        // `check --language de-AT` proves the variant's phrases).
+        guard !SpokenLanguages.packSpeaks(manifest.language, for: wanted) else { return }
         throw PackError(
             .language,
             "Sound pack '\(name)' (\(directory.path)) speaks \(manifest.language), but the configured language is \(wanted); "

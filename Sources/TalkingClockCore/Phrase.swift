@@ -98,6 +98,20 @@ public enum SpokenLanguages {
         return canonical == defaultTag ? "default" : canonical
     }
 
+    /// The pack name a regional variant falls back to when no pack of its own is found
+    /// (de-AT → "de", es-419 → "es"; `Languages.packFallback`); nil for any other name.
+    public static func packFallback(of pack: String) -> String? {
+        guard let tag = canonical(pack), tag == pack, let base = Languages.packFallback[tag] else { return nil }
+        return defaultPack(of: base)
+    }
+
+    /// Whether a pack whose manifest says `packLanguage` may speak `language`: the same tag, or
+    /// the base a regional variant falls back to (a "de" pack speaks de-AT).
+    public static func packSpeaks(_ packLanguage: String, for language: String) -> Bool {
+        let wanted = canonical(language) ?? language
+        return packLanguage == wanted || Languages.packFallback[wanted] == packLanguage
+    }
+
     /// The phrasing a language speaks when none is chosen (en-US "12h", the others "casual").
     public static func defaultPhrasing(of tag: String) -> Phrasing {
         Phrasing(rawValue: (try? grammar(tag))?.defaultPhrasing ?? Phrasing.twelveHour.rawValue)
