@@ -124,6 +124,25 @@ public enum SpokenLanguages {
         (try? grammar(tag).vocabulary(of: phrasing.rawValue)) ?? []
     }
 
+    /// Every word `phrasing` of a language can say in a day, in the order the day first needs
+    /// them (00:00 to 23:59 with every option off, then each option on): what `talking-clock
+    /// words` prints for the pack tools. Empty for an unknown tag or phrasing.
+    public static func wordsInDayOrder(of tag: String, phrasing: Phrasing) -> [String] {
+        guard let grammar = try? grammar(tag), let options = try? grammar.options(of: phrasing.rawValue) else {
+            return []
+        }
+        var seen = Set<String>()
+        var ordered: [String] = []
+        for switched in [Set<String>()] + options.map({ [$0] }) {
+            for m in 0..<1440 {
+                let words =
+                    (try? grammar.words(hour: m / 60, minute: m % 60, phrasing: phrasing.rawValue, options: switched)) ?? []
+                for word in words where seen.insert(word).inserted { ordered.append(word) }
+            }
+        }
+        return ordered
+    }
+
     /// How `word` is written in `tag` ("uhr" → "Uhr", "oclock" → "o'clock"); the word itself
     /// when it has no other form.
     public static func display(_ word: String, in tag: String) -> String {

@@ -5,7 +5,8 @@ import TalkingClockCore
 
 enum Support {
     /// Which phrasings there are, for --help.
-    static let phrasingHelp = "English: 12h, 24h or casual; the other languages: casual or 24h"
+    static let phrasingHelp =
+        "English: 12h, 24h or casual (en-GB also informal); the other languages: casual or 24h (list them with 'words --list-phrasings')"
 
     /// `--language TAG`: an unknown tag is bad input that lists the known ones.
     static func checkLanguage(_ tag: String?) throws {
