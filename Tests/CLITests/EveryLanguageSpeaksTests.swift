@@ -17,7 +17,9 @@ final class EveryLanguageSpeaksTests: XCTestCase {
     /// The pack directory in Sounds/ that `language` finds by name, nil when none is there.
     func shippedPack(for language: String) -> URL? {
         let sounds = BinaryRunner.packageRoot.appendingPathComponent("Sounds")
-        let names = [SpokenLanguages.defaultPack(of: language)] + (SpokenLanguages.packFallback(of: language).map { [$0] } ?? [])
+        let names =
+            [SpokenLanguages.defaultPack(of: language)]
+            + (SpokenLanguages.packFallback(of: language).map { [$0] } ?? [])
         return names.map { sounds.appendingPathComponent($0) }.first {
             FileManager.default.fileExists(atPath: $0.appendingPathComponent("pack.json").path)
         }
@@ -47,7 +49,8 @@ final class EveryLanguageSpeaksTests: XCTestCase {
                 } else {
                     let problems = r.stdout.split(separator: "\n").filter { $0.hasPrefix("problem:") }
                     failures.append(
-                        "\(where_): exit \(r.status); " + (problems.isEmpty ? r.stdout + r.stderr : problems.joined(separator: " ")))
+                        "\(where_): exit \(r.status); "
+                            + (problems.isEmpty ? r.stdout + r.stderr : problems.joined(separator: " ")))
                 }
             }
         }

@@ -24,7 +24,9 @@ final class WordsTests: XCTestCase {
         let enWords = en.stdout.split(separator: "\n").map(String.init)
         XCTAssertEqual(enWords.first, "its")
         XCTAssertEqual(enWords.last, "midnight")
-        XCTAssertEqual(Array(enWords.dropFirst().prefix(4)), ["zero", "hundred", "oh", "one"], "00:00 zero hundred, 00:01 zero zero oh one")
+        XCTAssertEqual(
+            Array(enWords.dropFirst().prefix(4)), ["zero", "hundred", "oh", "one"],
+            "00:00 zero hundred, 00:01 zero zero oh one")
     }
 
     func testPhrasesAreOneLinePerMinuteOfClipIds() throws {
@@ -49,7 +51,8 @@ final class WordsTests: XCTestCase {
             phrasing.stderr, "talking-clock: --phrasing: language de has no phrasing \"12h\"; it has: casual, 24h.\n")
         let language = try run(["--language", "de-CH"])
         XCTAssertEqual(language.status, ExitStatus.badInput.rawValue)
-        XCTAssertTrue(language.stderr.contains("--language: unknown language \"de-CH\"; the clock speaks: "), language.stderr)
+        XCTAssertTrue(
+            language.stderr.contains("--language: unknown language \"de-CH\"; the clock speaks: "), language.stderr)
         let leadIn = try run(["--language", "es", "--lead-in", "its"])
         XCTAssertEqual(leadIn.status, ExitStatus.badInput.rawValue)
         XCTAssertTrue(leadIn.stderr.contains("--lead-in: language es has no lead-in \"its\""), leadIn.stderr)

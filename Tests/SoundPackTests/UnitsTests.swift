@@ -15,7 +15,8 @@ final class UnitsTests: XCTestCase {
     override func tearDown() { try? FileManager.default.removeItem(at: dir) }
 
     /// Every word of en-US casual (and the default vocabulary).
-    static let casualWords = FixturePack.fullVocabulary + ["quarter", "after", "half", "past", "to", "minute", "minutes"]
+    static let casualWords =
+        FixturePack.fullVocabulary + ["quarter", "after", "half", "past", "to", "minute", "minutes"]
     static let casual = PhraseStyle(language: "en-US", phrasing: .casual)
 
     func voice(_ pack: SoundPack, _ time: String, style: PhraseStyle = casual) throws -> [String] {
@@ -134,7 +135,8 @@ final class UnitsTests: XCTestCase {
             XCTAssertEqual(pcmA, pcmB, time)
         }
         // Where a unit fits, the render is the unit's own audio, not the words'.
-        let parts = try withUnits.plan(hour: 15, minute: 45, style: AnnouncementStyle(phrase: Self.casual, chime: .none))
+        let parts = try withUnits.plan(
+            hour: 15, minute: 45, style: AnnouncementStyle(phrase: Self.casual, chime: .none))
         XCTAssertEqual(parts.voiceClips, ["quarter to four"])
         let unitPCM = Mixer.render(try withUnits.timeline(for: parts), clips: { try? withUnits.audio($0).storage })
         XCTAssertEqual(unitPCM, FixturePack.signal(for: "quarter to four", frames: 200 + 15 * 10, channels: 1))
