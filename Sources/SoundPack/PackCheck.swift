@@ -71,6 +71,7 @@ extension SoundPack {
         var listed = Set<String>()
         var unsayable = 0
         var single: [String: Bool] = [:]
+        var firstNeed: [String] = []
         for m in 0..<1440 {
             let phrase = Phrase.forTime(hour: m / 60, minute: m % 60, style: style)
             do throws(VocabularyError) {
@@ -83,8 +84,9 @@ extension SoundPack {
                 if single[word] == nil {
                     single[word] = Vocabulary.single(word, phrase: phrase, available: available) != nil
                 }
-                if single[word] == false {
-                    if listed.insert(word).inserted { missing.append(Vocabulary.missing(word, phrase: phrase)) }
+                if single[word] == false, listed.insert(word).inserted {
+                    missing.append(Vocabulary.missing(word, phrase: phrase))
+                    firstNeed.append("'\(word)' at \(clock(m)) (\"\(phrase.text)\")")
                 }
             }
         }
@@ -100,7 +102,10 @@ extension SoundPack {
             message += " ('\(compound.word)' may also be composed: '\(compound.tried[1])')"
         }
         if hasUnits {
-            message += ", or units (words joined by single spaces) that cover each where it is said"
+            // With units a word may be missing in some phrases only: say where each is first needed.
+            message +=
+                ", or units (words joined by single spaces) that cover each where it is said; first needed: "
+                + firstNeed.prefix(8).joined(separator: ", ") + (firstNeed.count > 8 ? ", …" : "")
         }
         let broken = missing.map(\.word).filter { manifest.clips[$0] != nil }
         if !broken.isEmpty {
@@ -116,4 +121,11 @@ extension SoundPack {
 
     /// The pack's units (clip ids of several words joined by spaces), sorted.
     public var units: [String] { manifest.clips.keys.filter { $0.contains(" ") }.sorted() }
+}
+
+/// "07:05" for a minute of the day.
+private func clock(_ minuteOfDay: Int) -> String {
+    let h = minuteOfDay / 60
+    let m = minuteOfDay % 60
+    return (h < 10 ? "0" : "") + "\(h):" + (m < 10 ? "0" : "") + "\(m)"
 }

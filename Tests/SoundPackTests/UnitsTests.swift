@@ -78,7 +78,7 @@ final class UnitsTests: XCTestCase {
             report.problems.first?.message,
             "Sound pack 'fixture' cannot say 24 of 1440 minutes in casual style; missing words: quarter. Add a clip with "
                 + "each id to \(broken.directory.path)/pack.json, or units (words joined by single spaces) that cover "
-                + "each where it is said.")
+                + "each where it is said; first needed: 'quarter' at 00:45 (\"quarter to one\").")
         XCTAssertEqual(report.problems.first?.clip, "quarter")
     }
 
