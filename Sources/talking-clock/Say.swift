@@ -88,8 +88,7 @@ struct Say: ParsableCommand {
         opening?.configure(format: pack.format)
         let plan = try Support.plan(hour: hour, minute: minute, style: style, pack: pack)
         if dryRun {
-            // A unit (several words, one clip) is quoted, as a shell would: `clips: "quarter after" three`.
-            print("clips: " + plan.clips.map { $0.contains(" ") ? "\"\($0)\"" : $0 }.joined(separator: " "))
+            print("clips: " + Support.clipList(plan.clips))
             if let chime = Support.chimeSummary(plan, style: style.chime) { print(chime) }
             return
         }

@@ -35,6 +35,12 @@ enum Support {
         }
     }
 
+    /// Clip ids for a person to read, separated by spaces; a unit (several words, one clip) is
+    /// quoted as a shell would: `"quarter after" three`.
+    static func clipList(_ clips: [String]) -> String {
+        clips.map { $0.contains(" ") ? "\"\($0)\"" : $0 }.joined(separator: " ")
+    }
+
     /// Refuses a pack of another language than the configured one (exit 65).
     static func requireLanguage(_ pack: SoundPack, _ language: String) throws {
         do { try pack.requireLanguage(language) } catch { throw CLIError(.packError, error.description) }

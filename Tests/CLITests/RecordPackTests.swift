@@ -244,6 +244,10 @@ final class RecordPackTests: XCTestCase {
         XCTAssertEqual(try clips("03:15"), "clips: \"three fifteen\" am")
         XCTAssertEqual(try clips("16:15"), "clips: four fifteen pm")
         XCTAssertEqual(try clips("15:05"), "clips: three oh five pm")
+        let schedule = try BinaryRunner.run(
+            ["schedule", "--pack", pack.path, "--from", "2026-01-01T15:10", "--tz", "UTC", "--count", "1", "--chime", "none"],
+            environment: env)
+        XCTAssertEqual(schedule.stdout, "2026-01-01T15:15:00+00:00  three fifteen PM  [\"three fifteen\" pm]\n", schedule.stderr)
 
         // Words that no phrase says side by side are not a unit.
         let bad = try BinaryRunner.run(["record-pack", pack.path, "--word", "fifteen three"], input: "")
