@@ -82,7 +82,9 @@ struct RecordPack: ParsableCommand {
         // An existing pack keeps its language: words of another one would make it say nonsense.
         let packLanguage = existing?["language"]?.stringValue.flatMap(SpokenLanguages.canonical)
         let language = SpokenLanguages.canonical(self.language ?? packLanguage ?? SpokenLanguages.defaultTag)!
-        if existing != nil, language != (packLanguage ?? SpokenLanguages.defaultTag) {
+        // A regional variant may add its words to a pack of its base language (de-AT's
+        // "dreiviertel" to a de pack), which stays a pack of that language.
+        if existing != nil, !SpokenLanguages.packSpeaks(packLanguage ?? SpokenLanguages.defaultTag, for: language) {
             throw CLIError(
                 .badInput,
                 "--language: the pack at \(writer.directory.path) speaks \(packLanguage ?? SpokenLanguages.defaultTag); record \(language) into a new directory.")
@@ -383,7 +385,9 @@ struct Session {
             document["clips"] = .object(clips)
             // A pack of another language than US English says so, and which phrasings it was
             // recorded for (`check` proves each); an English pack is written as before.
-            if language != SpokenLanguages.defaultTag {
+            // A base-language pack recorded into for a variant keeps its language and phrasings
+            // (the variant's phrasings have the base's names, and `check --language de-AT` proves them).
+            if language != SpokenLanguages.defaultTag, document["language"] == nil || document["language"] == .string(language) {
                 document["language"] = .string(language)
                 var phrasings = document["phrasings"]?.arrayValue?.compactMap(\.stringValue) ?? []
                 if !phrasings.contains(phrasing.rawValue) { phrasings.append(phrasing.rawValue) }

@@ -86,6 +86,20 @@ final class RecordPackTests: XCTestCase {
         XCTAssertEqual(manifest["phrasings"], .array([.string("casual")]))
         XCTAssertEqual(manifest["clips"]?["halb"], .string("voice/halb.flac"))
 
+        // Austrian German adds one word to it, and it stays a German pack that speaks both.
+        let austrian = try BinaryRunner.run(
+            ["record-pack", pack.path, "--device", "testmic", "--language", "de-AT"], environment: env, input: "\n\n")
+        XCTAssertEqual(austrian.status, 0, austrian.stdout + austrian.stderr)
+        XCTAssertTrue(austrian.stdout.contains("Recording 1 word into"), austrian.stdout)
+        XCTAssertTrue(austrian.stdout.contains("[1/1] \"DREIVIERTEL zwei\" -- say: dreiviertel\n"), austrian.stdout)
+        XCTAssertTrue(austrian.stdout.contains("all 1440 minutes can be said (de-AT with a de pack: casual).\n"), austrian.stdout)
+        let after = try XCTUnwrap(try PackWriter(directory: pack).readManifest())
+        XCTAssertEqual(after["language"], .string("de"))
+        XCTAssertEqual(after["phrasings"], .array([.string("casual")]))
+        XCTAssertEqual(after["clips"]?["dreiviertel"], .string("voice/dreiviertel.flac"))
+        let german = try BinaryRunner.run(["check", "--pack", pack.path, "--language", "de", "--chime", "none"])
+        XCTAssertEqual(german.status, 0, german.stdout + german.stderr)
+
         // An English recording into it is refused: the pack speaks German.
         let english = try BinaryRunner.run(["record-pack", pack.path, "--language", "en-US"], environment: env, input: "")
         XCTAssertEqual(english.status, ExitStatus.badInput.rawValue)
