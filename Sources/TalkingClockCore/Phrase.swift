@@ -329,6 +329,8 @@ public enum Vocabulary {
         return compound && parts.allSatisfy(available.contains) ? parts : nil
     }
 
+    /// The error for a word no clip says: it names the word and, for an English compound, the
+    /// parts that would also do ("forty' + 'five").
     public static func missing(_ word: String, phrase: Phrase) -> VocabularyError {
         let parts = word.split(separator: "-").map(String.init)
         let compound = phrase.composesCompounds && word.contains("-") && Phrase.units.contains(parts.last ?? "")
@@ -336,6 +338,7 @@ public enum Vocabulary {
         return VocabularyError(word: word, phrase: phrase.text, tried: [word] + alternative)
     }
 
+    /// The fewest clips that say `words` (a lead-in, or the time after it).
     static func cover(
         _ words: ArraySlice<String>, phrase: Phrase, available: Set<String>, unitLengths: [Int]
     ) throws(VocabularyError) -> [String] {
