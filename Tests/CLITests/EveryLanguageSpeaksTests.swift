@@ -14,13 +14,15 @@ final class EveryLanguageSpeaksTests: XCTestCase {
     override func setUp() { data = FixturePack.temporaryDirectory("every-language") }
     override func tearDown() { try? FileManager.default.removeItem(at: data) }
 
+    /// The pack names `language` looks for, its own first (de-AT: "de-AT", then "de").
+    func packNames(for language: String) -> [String] {
+        [SpokenLanguages.defaultPack(of: language)] + (SpokenLanguages.packFallback(of: language).map { [$0] } ?? [])
+    }
+
     /// The pack directory in Sounds/ that `language` finds by name, nil when none is there.
     func shippedPack(for language: String) -> URL? {
         let sounds = BinaryRunner.packageRoot.appendingPathComponent("Sounds")
-        let names =
-            [SpokenLanguages.defaultPack(of: language)]
-            + (SpokenLanguages.packFallback(of: language).map { [$0] } ?? [])
-        return names.map { sounds.appendingPathComponent($0) }.first {
+        return packNames(for: language).map { sounds.appendingPathComponent($0) }.first {
             FileManager.default.fileExists(atPath: $0.appendingPathComponent("pack.json").path)
         }
     }
@@ -33,8 +35,8 @@ final class EveryLanguageSpeaksTests: XCTestCase {
         var failures: [String] = []
         for language in SpokenLanguages.known {
             guard let pack = shippedPack(for: language) else {
-                skipped.append(
-                    "\(language): no pack in Sounds/ (looked for Sounds/\(SpokenLanguages.defaultPack(of: language)))")
+                let looked = packNames(for: language).map { "Sounds/\($0)" }.joined(separator: " or ")
+                skipped.append("\(language): no pack in Sounds/ (looked for \(looked))")
                 continue
             }
             for phrasing in SpokenLanguages.phrasings(of: language) {
