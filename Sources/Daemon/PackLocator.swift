@@ -63,32 +63,42 @@ public enum PackLocator {
             return .success(URL(fileURLWithPath: pack))
         }
         let searched = searchPaths(environment: environment)
-        for base in searched {
-            let candidate = base.appendingPathComponent(pack)
-            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("pack.json").path) {
-                return .success(candidate)
+        // A regional variant with no pack of its own speaks with its base language's pack
+        // (de-AT with "de"): every directory is searched for the variant's pack first.
+        let fallback = SpokenLanguages.packFallback(of: pack)
+        for name in [pack] + (fallback.map { [$0] } ?? []) {
+            for base in searched {
+                let candidate = base.appendingPathComponent(name)
+                if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("pack.json").path) {
+                    return .success(candidate)
+                }
             }
         }
         return .failure(
             LocateError(
-                pack: pack, searched: searched.map(\.path),
+                pack: pack, searched: searched.map(\.path), fallback: fallback,
                 userPacks: UserPaths.packsDirectory(environment: environment)?.path))
     }
 
     public struct LocateError: Error, CustomStringConvertible {
         public var pack: String
         public var searched: [String]
+        /// The base language's pack also looked for (de-AT: "de").
+        public var fallback: String?
         /// The user's own packs directory, resolved (`$XDG_DATA_HOME/talking-clock/packs`), where the
         /// message says to build or record a pack.
         public var userPacks: String
-        public init(pack: String, searched: [String], userPacks: String? = nil) {
+        public init(pack: String, searched: [String], fallback: String? = nil, userPacks: String? = nil) {
             self.pack = pack
             self.searched = searched
+            self.fallback = fallback
             self.userPacks = userPacks ?? "$XDG_DATA_HOME/talking-clock/packs"
         }
         public var description: String {
             if let language = SpokenLanguages.canonical(pack), language == pack, language != SpokenLanguages.defaultTag {
-                return "No sound pack for language \(language) was found (looked for a pack named '\(pack)' in \(searched.joined(separator: ", "))); install the language packs with scripts/install or the Debian package, build this one with 'scripts/make-pack --language \(language) --out \(userPacks)/\(language)' (its voice packages: scripts/install-deps --packs), record your own with 'talking-clock record-pack \(userPacks)/\(language) --language \(language)', or set 'pack' (or --pack) to a pack that speaks \(language)."
+                let names = "'\(pack)'" + (fallback.map { " or '\($0)' (the pack of the language it is a variant of)" } ?? "")
+                let build = fallback ?? language
+                return "No sound pack for language \(language) was found (looked for a pack named \(names) in \(searched.joined(separator: ", "))); install the language packs with scripts/install or the Debian package, build this one with 'scripts/make-pack --language \(build) --out \(userPacks)/\(build)' (its voice packages: scripts/install-deps --packs), record your own with 'talking-clock record-pack \(userPacks)/\(language) --language \(language)', or set 'pack' (or --pack) to a pack that speaks \(language)."
             }
             return "No sound pack named '\(pack)' was found (looked in \(searched.joined(separator: ", "))); pass --pack with the pack's directory, or install packs with scripts/install or the Debian package."
         }

@@ -5,7 +5,14 @@ import FoundationEssentials
 /// installed binary needs no data directory and a `say` parses only the language it speaks.
 public enum Languages {
     /// The shipped tags, the default first.
-    public static let shipped = ["en-US", "en-GB", "de", "fr", "es", "it", "nl", "pl", "ru"]
+    public static let shipped = ["en-US", "en-GB", "de", "de-AT", "fr", "es", "es-419", "it", "nl", "pl", "ru"]
+
+    /// Regional variants whose words are all words of another language's packs: with no pack of
+    /// its own, a variant speaks with a pack of this language (Austrian German with the German
+    /// pack, Latin American Spanish with the Spanish one; `check` still proves the variant's own
+    /// phrases). British English is not here although its file is based on en-US: an American
+    /// voice is not what a British listener expects, so en-GB needs its own pack.
+    public static let packFallback = ["de-AT": "de", "es-419": "es"]
 
     /// The default language.
     public static let defaultTag = "en-US"

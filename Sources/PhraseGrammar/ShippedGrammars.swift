@@ -6,6 +6,39 @@ enum ShippedGrammars {
     /// The text of Languages/<tag>.json.
     static func json(_ tag: String) -> String? {
         switch tag {
+        case "de-AT":
+            return #"""
+{
+  "tag": "de-AT",
+  "name": "Deutsch (Österreich)",
+  "base": "de",
+  "sources": [
+    "de.tingroom.com and LANGUAGES.md: 'viertel/dreiviertel + next hour' in Austria and parts of East Germany",
+    "courses.authenticgermanlearning.com ('viertel drei', 'drei viertel drei')"
+  ],
+  "notes": [
+    "Only the casual style differs from de; the rules not about quarters are de's.",
+    "'viertel vier' is written in lower case (an adverb of time, unlike the noun in 'Viertel nach drei')"
+  ],
+  "display": {"viertel": "viertel"},
+  "phrasings": [
+    {
+      "name": "casual", "clock": 12,
+      "rules": [
+        {"minutes": "0", "hours": "0", "say": "mitternacht"},
+        {"minutes": "0", "say": "{hour.uhr} uhr"},
+        {"minutes": "15", "say": "viertel {next.card}", "why": "a quarter of the next hour has passed"},
+        {"minutes": "1-20", "say": "{minute.n} nach {hour.card}"},
+        {"minutes": "21-29", "say": "{toHalf.n} vor halb {next.card}"},
+        {"minutes": "30", "say": "halb {next.card}"},
+        {"minutes": "31-39", "say": "{pastHalf.n} nach halb {next.card}"},
+        {"minutes": "45", "say": "dreiviertel {next.card}", "why": "three quarters of the next hour"},
+        {"minutes": "40-59", "say": "{toHour.n} vor {next.card}"}
+      ]
+    }
+  ]
+}
+"""#
         case "de":
             return #"""
 {
@@ -79,10 +112,12 @@ enum ShippedGrammars {
     "askvity.info/british-english/how-to-tell-the-time-in-the-uk",
     "reidsguides.com 24-hour clock ('half five' = 5:30)",
     "you-books.com (British Council '500 dudas' 391): UK alternates 12- and 24-hour",
-    "learn-english-now.co/telling-time ('specify 12 mid-day or 12 midnight')"
+    "learn-english-now.co/telling-time ('specify 12 mid-day or 12 midnight')",
+    "LANGUAGES.md British English: informal 'half three' = 3:30; trap: German 'halb drei' is 2:30 (yabla lesson 748)"
   ],
   "notes": [
-    "12h and 24h are en-US's; only the casual style differs: 'past', and 'midday' at 12:00"
+    "12h and 24h are en-US's; only the casual style differs: 'past', and 'midday' at 12:00",
+    "informal is casual with the half hour said as in everyday British speech: 'half three' = 3:30 (this hour, never the next)"
   ],
   "phrasings": [
     {
@@ -93,6 +128,19 @@ enum ShippedGrammars {
         {"minutes": "0", "say": "{hour.card} oclock"},
         {"minutes": "15", "say": "quarter past {hour.card}"},
         {"minutes": "30", "say": "half past {hour.card}", "why": "'half three' is informal; the clock says the full form"},
+        {"minutes": "45", "say": "quarter to {next.card}"},
+        {"minutes": "1-29", "say": "{minute.card} {minute.unit} past {hour.card}"},
+        {"minutes": "31-59", "say": "{toHour.card} {toHour.unit} to {next.card}"}
+      ]
+    },
+    {
+      "name": "informal", "clock": 12,
+      "rules": [
+        {"minutes": "0", "hours": "0", "say": "midnight"},
+        {"minutes": "0", "hours": "12", "say": "midday"},
+        {"minutes": "0", "say": "{hour.card} oclock"},
+        {"minutes": "15", "say": "quarter past {hour.card}"},
+        {"minutes": "30", "say": "half {hour.card}", "why": "reidsguides: 'half five' = 5:30; the hour in progress, unlike German 'halb'"},
         {"minutes": "45", "say": "quarter to {next.card}"},
         {"minutes": "1-29", "say": "{minute.card} {minute.unit} past {hour.card}"},
         {"minutes": "31-59", "say": "{toHour.card} {toHour.unit} to {next.card}"}
@@ -110,6 +158,7 @@ enum ShippedGrammars {
   "sources": [
     "Sources/TalkingClockCore/Phrase.swift: the clock's own English (12h and 24h), kept word for word",
     "you-books.com (British Council '500 dudas' 391): US/Canada rarely use 24-hour outside military and medical use",
+    "thegunzone.com/?p=1015858 (24-hour time spoken as two two-digit numbers: 0015 'zero zero fifteen')",
     "LANGUAGES.md regional variants: 'quarter after' (US)"
   ],
   "leadIns": {"its": "its", "the-time-is": "the-time-is"},
@@ -130,6 +179,10 @@ enum ShippedGrammars {
       "59": "fifty-nine"
     },
     "oh": {"1-9": "oh", "*": "", "why": "7:05 is 'seven oh five'; 24-hour 07:05 is 'oh seven oh five'"},
+    "hh": {
+      "0": "zero", "1-9": "oh", "*": "",
+      "why": "the first of two hour digits: 01:05 'oh one oh five', and hour 00 says both digits, 00:15 'zero zero fifteen' (thegunzone.com: 0015 is pronounced 'zero zero fifteen'), the zero of the clock's own 00:00 'zero hundred'"
+    },
     "ampm": {"0-11": "am", "*": "pm", "why": "by the hour of day (hour24), not the 12-hour value"},
     "unit": {
       "1": "minute", "5,10,20,25": "", "*": "minutes",
@@ -152,7 +205,7 @@ enum ShippedGrammars {
       "rules": [
         {"minutes": "0", "hours": "0", "if": "midnight", "say": "midnight", "why": "the user's choice over 'zero hundred'"},
         {"minutes": "0", "say": "{hour.oh} {hour.card} hundred"},
-        {"say": "{hour.oh} {hour.card} {minute.oh} {minute.card}"}
+        {"say": "{hour.hh} {hour.card} {minute.oh} {minute.card}", "why": "both hour digits are said when the first is a zero: 'oh seven oh five', 'zero zero fifteen'"}
       ]
     },
     {
@@ -166,6 +219,40 @@ enum ShippedGrammars {
         {"minutes": "45", "say": "quarter to {next.card}"},
         {"minutes": "1-29", "say": "{minute.card} {minute.unit} after {hour.card}"},
         {"minutes": "31-59", "say": "{toHour.card} {toHour.unit} to {next.card}", "why": "after the half hour English counts to the next hour"}
+      ]
+    }
+  ]
+}
+"""#
+        case "es-419":
+            return #"""
+{
+  "tag": "es-419",
+  "name": "español (América Latina)",
+  "base": "es",
+  "sources": [
+    "RAE 'La expresión de la hora (I)': in the Americas 'cuarto para las ocho' is correct, 'cuarto a las ocho' is not",
+    "LANGUAGES.md Spanish table: 'un cuarto para las cuatro', 'diez (minutos) para las cuatro'"
+  ],
+  "notes": [
+    "Only the casual style differs from es: from :35, where Spain says 'las cuatro menos veinticinco', the Americas count to the next hour with 'para'",
+    "The 'para' forms have no verb ('un cuarto para las cuatro', as LANGUAGES.md and the RAE give them); the others keep es's 'es la / son las'"
+  ],
+  "tables": {
+    "la": {"1": "la", "*": "las", "why": "the article agrees with the hour: 'para la una', 'para las cuatro'"}
+  },
+  "phrasings": [
+    {
+      "name": "casual", "clock": 12,
+      "rules": [
+        {"minutes": "0", "hours": "0", "say": "es medianoche"},
+        {"minutes": "0", "hours": "12", "say": "es mediodía"},
+        {"minutes": "0", "say": "{hour.art} {hour.hora}"},
+        {"minutes": "15", "say": "{hour.art} {hour.hora} y cuarto"},
+        {"minutes": "30", "say": "{hour.art} {hour.hora} y media"},
+        {"minutes": "45", "say": "un cuarto para {next.la} {next.hora}"},
+        {"minutes": "35-59", "say": "{toHour.n} para {next.la} {next.hora}"},
+        {"minutes": "1-34", "say": "{hour.art} {hour.hora} y {minute.n}"}
       ]
     }
   ]

@@ -157,6 +157,15 @@ public struct PackManifest: Hashable, Sendable, Decodable {
         guard !manifest.clips.isEmpty else {
             throw PackError(.badManifest, "\(path) lists no clips; add a \"clips\" object mapping clip ids to files.")
         }
+        // A unit is matched against the phrase's words joined by single spaces: " une  heure"
+        // would never match, and the pack would silently say the words one by one.
+        for id in manifest.clips.keys.sorted()
+        where id.contains(where: \.isWhitespace) && id != id.split(whereSeparator: \.isWhitespace).joined(separator: " ") {
+            let fixed = id.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            throw PackError(
+                .badManifest,
+                "\(path): clip id \"\(id)\" is a unit with stray white space; write its words joined by single spaces, \"\(fixed)\".")
+        }
         return manifest
     }
 

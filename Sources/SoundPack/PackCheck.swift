@@ -28,7 +28,9 @@ extension SoundPack {
     /// Refuses to speak `language` with a pack of another language.
     public func requireLanguage(_ language: String) throws(PackError) {
         let wanted = SpokenLanguages.canonical(language) ?? language
-        guard manifest.language != wanted else { return }
+        // A pack of the base language speaks a regional variant (its words are the base's words;
+        // `check --language de-AT` proves the variant's phrases).
+        guard !SpokenLanguages.packSpeaks(manifest.language, for: wanted) else { return }
         throw PackError(
             .language,
             "Sound pack '\(name)' (\(directory.path)) speaks \(manifest.language), but the configured language is \(wanted); "
@@ -59,36 +61,51 @@ extension SoundPack {
 
     /// "cannot say 1380 of 1440 minutes in 12h style; missing words: fifteen, forty-five, pm. …",
     /// the words in the order the day first needs them; nil when every minute can be said.
+    ///
+    /// A minute counts as said when its phrase has a cover (`Vocabulary.cover`): each word a clip
+    /// of its own or inside a unit the pack holds. The missing words are those of unsayable minutes
+    /// that have no clip of their own, so a word the pack only ever says inside units ("une" in
+    /// "une heure") is not listed, and a word a unit covers in some phrases but not in others is.
     func vocabularyGap(available: Set<String>, style: PhraseStyle) -> PackError? {
         var missing: [VocabularyError] = []
+        var listed = Set<String>()
         var unsayable = 0
-        var known: [String: Bool] = [:]
+        var single: [String: Bool] = [:]
+        var firstNeed: [String] = []
         for m in 0..<1440 {
-            var sayable = true
-            for word in Phrase.forTime(hour: m / 60, minute: m % 60, style: style).words {
-                if known[word] == nil {
-                    do throws(VocabularyError) {
-                        _ = try Vocabulary.clips(
-                            for: Phrase(words: [word], text: word, language: style.language), available: available)
-                        known[word] = true
-                    } catch {
-                        known[word] = false
-                        missing.append(error)
-                    }
+            let phrase = Phrase.forTime(hour: m / 60, minute: m % 60, style: style)
+            do throws(VocabularyError) {
+                _ = try Vocabulary.cover(phrase, available: available)
+                continue
+            } catch {}
+            unsayable += 1
+            // Some word has no clip of its own (else the word-by-word cover would exist).
+            for word in phrase.words {
+                if single[word] == nil {
+                    single[word] = Vocabulary.single(word, phrase: phrase, available: available) != nil
                 }
-                if known[word] == false { sayable = false }
+                if single[word] == false, listed.insert(word).inserted {
+                    missing.append(Vocabulary.missing(word, phrase: phrase))
+                    firstNeed.append("'\(word)' at \(clock(m)) (\"\(phrase.text)\")")
+                }
             }
-            if !sayable { unsayable += 1 }
         }
         guard unsayable > 0 else { return nil }
         var message =
             "Sound pack '\(name)' cannot say \(unsayable) of 1440 minutes in \(style.phrasing.rawValue) style"
-            + (style.language == SpokenLanguages.defaultTag ? "" : " (\(style.language))") + "; missing words: "
-            + missing.map(\.word).joined(separator: ", ")
+            + (style.language == SpokenLanguages.defaultTag ? "" : " (\(style.language))")
+        message +=
+            "; missing words: " + missing.map(\.word).joined(separator: ", ")
             + ". Add a clip with each id to \(directory.path)/\(PackManifest.fileName)"
         // `tried` is [word] or [compound, "forty' + 'five"]: a compound may also be composed.
         if let compound = missing.first(where: { $0.tried.count > 1 }) {
             message += " ('\(compound.word)' may also be composed: '\(compound.tried[1])')"
+        }
+        if hasUnits {
+            // With units a word may be missing in some phrases only: say where each is first needed.
+            message +=
+                ", or units (words joined by single spaces) that cover each where it is said; first needed: "
+                + firstNeed.prefix(8).joined(separator: ", ") + (firstNeed.count > 8 ? ", …" : "")
         }
         let broken = missing.map(\.word).filter { manifest.clips[$0] != nil }
         if !broken.isEmpty {
@@ -98,4 +115,17 @@ extension SoundPack {
         }
         return PackError(.vocabulary, clip: missing.first?.word, message + ".")
     }
+
+    /// Whether the pack holds units (clip ids of several words).
+    public var hasUnits: Bool { manifest.clips.keys.contains { $0.contains(" ") } }
+
+    /// The pack's units (clip ids of several words joined by spaces), sorted.
+    public var units: [String] { manifest.clips.keys.filter { $0.contains(" ") }.sorted() }
+}
+
+/// "07:05" for a minute of the day.
+private func clock(_ minuteOfDay: Int) -> String {
+    let h = minuteOfDay / 60
+    let m = minuteOfDay % 60
+    return (h < 10 ? "0" : "") + "\(h):" + (m < 10 ? "0" : "") + "\(m)"
 }

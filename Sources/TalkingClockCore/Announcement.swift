@@ -95,8 +95,9 @@ public struct AnnouncementPlan: Hashable, Sendable {
             throw VocabularyError(word: missing.clip, phrase: "the \(style.chime.rawValue) chime", tried: [missing.clip])
         }
         let speaks = style.speaks(atMinute: minute)
-        let voice = speaks ? try Vocabulary.clips(for: phrase, available: available) : []
-        let leadIn = speaks ? phrase.leadInCount : 0
+        let said = speaks ? try Vocabulary.cover(phrase, available: available) : (clips: [], leadInClips: 0)
+        let voice = said.clips
+        let leadIn = said.leadInClips
         return AnnouncementPlan(
             hour: hour, minute: minute, phrase: phrase, chime: chime, voiceClips: voice, leadInCount: leadIn,
             voiceAfterChimeMs: chime.isEmpty ? nil : pattern?.voiceAfterMs)

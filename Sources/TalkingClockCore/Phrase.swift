@@ -98,6 +98,20 @@ public enum SpokenLanguages {
         return canonical == defaultTag ? "default" : canonical
     }
 
+    /// The pack name a regional variant falls back to when no pack of its own is found
+    /// (de-AT → "de", es-419 → "es"; `Languages.packFallback`); nil for any other name.
+    public static func packFallback(of pack: String) -> String? {
+        guard let tag = canonical(pack), tag == pack, let base = Languages.packFallback[tag] else { return nil }
+        return defaultPack(of: base)
+    }
+
+    /// Whether a pack whose manifest says `packLanguage` may speak `language`: the same tag, or
+    /// the base a regional variant falls back to (a "de" pack speaks de-AT).
+    public static func packSpeaks(_ packLanguage: String, for language: String) -> Bool {
+        let wanted = canonical(language) ?? language
+        return packLanguage == wanted || Languages.packFallback[wanted] == packLanguage
+    }
+
     /// The phrasing a language speaks when none is chosen (en-US "12h", the others "casual").
     public static func defaultPhrasing(of tag: String) -> Phrasing {
         Phrasing(rawValue: (try? grammar(tag))?.defaultPhrasing ?? Phrasing.twelveHour.rawValue)
@@ -108,6 +122,25 @@ public enum SpokenLanguages {
     /// phrasing.
     public static func vocabulary(of tag: String, phrasing: Phrasing) -> [String] {
         (try? grammar(tag).vocabulary(of: phrasing.rawValue)) ?? []
+    }
+
+    /// Every word `phrasing` of a language can say in a day, in the order the day first needs
+    /// them (00:00 to 23:59 with every option off, then each option on): what `talking-clock
+    /// words` prints for the pack tools. Empty for an unknown tag or phrasing.
+    public static func wordsInDayOrder(of tag: String, phrasing: Phrasing) -> [String] {
+        guard let grammar = try? grammar(tag), let options = try? grammar.options(of: phrasing.rawValue) else {
+            return []
+        }
+        var seen = Set<String>()
+        var ordered: [String] = []
+        for switched in [Set<String>()] + options.map({ [$0] }) {
+            for m in 0..<1440 {
+                let words =
+                    (try? grammar.words(hour: m / 60, minute: m % 60, phrasing: phrasing.rawValue, options: switched)) ?? []
+                for word in words where seen.insert(word).inserted { ordered.append(word) }
+            }
+        }
+        return ordered
     }
 
     /// How `word` is written in `tag` ("uhr" → "Uhr", "oclock" → "o'clock"); the word itself
@@ -258,24 +291,106 @@ public struct VocabularyError: Error, Hashable, Sendable, CustomStringConvertibl
 
 /// Maps words to clip ids, preferring a whole clip ("forty-five") and composing otherwise
 /// ("forty" + "five").
+///
+/// A pack may also hold **units**: clip ids of several words joined by single spaces, spelled as
+/// the phrase's words are ("une heure", "et demie", "quarter past"), recorded or synthesised
+/// together so that no word carries a sound of its neighbour (French liaison). The phrase is then
+/// covered with the fewest clips; of two covers with as many clips, the one whose first differing
+/// clip is the longer unit wins. A unit never spans the end of the lead-in (the timeline puts the
+/// lead-in gap there). A pack without units is resolved word by word, exactly as before.
 public enum Vocabulary {
     public static func clips(for phrase: Phrase, available: Set<String>) throws(VocabularyError) -> [String] {
-        var clips: [String] = []
-        for word in phrase.words {
-            if available.contains(word) {
-                clips.append(word)
-                continue
+        try cover(phrase, available: available).clips
+    }
+
+    /// The clips that say `phrase`, and how many of them say its lead-in.
+    public static func cover(_ phrase: Phrase, available: Set<String>) throws(VocabularyError) -> (
+        clips: [String], leadInClips: Int
+    ) {
+        let units = unitLengths(available)
+        let split = min(max(phrase.leadInCount, 0), phrase.words.count)
+        let leadIn = try cover(phrase.words[..<split], phrase: phrase, available: available, unitLengths: units)
+        let rest = try cover(phrase.words[split...], phrase: phrase, available: available, unitLengths: units)
+        return (leadIn + rest, leadIn.count)
+    }
+
+    /// The word counts of the pack's units, longest first (empty for a pack without units).
+    public static func unitLengths(_ available: Set<String>) -> [Int] {
+        var lengths = Set<Int>()
+        for id in available where id.contains(" ") { lengths.insert(id.split(separator: " ").count) }
+        return lengths.sorted(by: >)
+    }
+
+    /// One word's clips without units: the word, or an English compound's parts; nil when neither.
+    public static func single(_ word: String, phrase: Phrase, available: Set<String>) -> [String]? {
+        if available.contains(word) { return [word] }
+        let parts = word.split(separator: "-").map(String.init)
+        let compound = phrase.composesCompounds && word.contains("-") && Phrase.units.contains(parts.last ?? "")
+        return compound && parts.allSatisfy(available.contains) ? parts : nil
+    }
+
+    /// The error for a word no clip says: it names the word and, for an English compound, the
+    /// parts that would also do ("forty' + 'five").
+    public static func missing(_ word: String, phrase: Phrase) -> VocabularyError {
+        let parts = word.split(separator: "-").map(String.init)
+        let compound = phrase.composesCompounds && word.contains("-") && Phrase.units.contains(parts.last ?? "")
+        let alternative = compound ? [parts.joined(separator: "' + '")] : []
+        return VocabularyError(word: word, phrase: phrase.text, tried: [word] + alternative)
+    }
+
+    /// The fewest clips that say `words` (a lead-in, or the time after it).
+    static func cover(
+        _ words: ArraySlice<String>, phrase: Phrase, available: Set<String>, unitLengths: [Int]
+    ) throws(VocabularyError) -> [String] {
+        if unitLengths.isEmpty {
+            var clips: [String] = []
+            for word in words {
+                guard let said = single(word, phrase: phrase, available: available) else {
+                    throw missing(word, phrase: phrase)
+                }
+                clips += said
             }
-            let parts = word.split(separator: "-").map(String.init)
-            let compound = phrase.composesCompounds && word.contains("-") && Phrase.units.contains(parts.last ?? "")
-            if compound, parts.allSatisfy(available.contains) {
-                clips += parts
-                continue
-            }
-            let alternative = compound ? [parts.joined(separator: "' + '")] : []
-            throw VocabularyError(word: word, phrase: phrase.text, tried: [word] + alternative)
+            return clips
         }
-        return clips
+        // best[i]: the fewest clips that say words[i...] (from the end back, so that at each
+        // start the longest unit is tried first and kept on a tie).
+        let w = Array(words)
+        let n = w.count
+        var best: [[String]?] = Array(repeating: nil, count: n + 1)
+        best[n] = []
+        for i in stride(from: n - 1, through: 0, by: -1) {
+            var choice: [String]? = nil
+            for k in unitLengths where k >= 2 && i + k <= n {
+                let unit = w[i..<i + k].joined(separator: " ")
+                if available.contains(unit), let tail = best[i + k], choice.map({ tail.count + 1 < $0.count }) ?? true {
+                    choice = [unit] + tail
+                }
+            }
+            if let said = single(w[i], phrase: phrase, available: available), let tail = best[i + 1],
+                choice.map({ said.count + tail.count < $0.count }) ?? true
+            {
+                choice = said + tail
+            }
+            best[i] = choice
+        }
+        if let clips = best[0] { return clips }
+        // The first word neither a clip of its own nor inside an available unit; else (units that
+        // overlap but do not tile) the first word without a clip of its own.
+        let gaps = uncovered(w, phrase: phrase, available: available, unitLengths: unitLengths)
+        let word = gaps.first ?? w.first { single($0, phrase: phrase, available: available) == nil } ?? w[0]
+        throw missing(word, phrase: phrase)
+    }
+
+    /// The words of `words` that no clip can say: not a clip (or composed compound) of their own,
+    /// and inside no unit of the pack that matches the phrase there. In phrase order.
+    public static func uncovered(_ words: [String], phrase: Phrase, available: Set<String>, unitLengths: [Int]) -> [String] {
+        var covered = words.map { single($0, phrase: phrase, available: available) != nil }
+        for k in unitLengths where k >= 2 && k <= words.count {
+            for i in 0...(words.count - k) where available.contains(words[i..<i + k].joined(separator: " ")) {
+                for j in i..<i + k { covered[j] = true }
+            }
+        }
+        return words.indices.filter { !covered[$0] }.map { words[$0] }
     }
 
     /// Every minute of the day (0 … 1439) that the clip set cannot say, with the reason.

@@ -132,6 +132,44 @@ public enum RecordingScript {
         return nil
     }
 
+    /// A whole phrase of `language` in which the words of `unit` ("quarter past", "une heure")
+    /// stand side by side, preferably in `phrasing`, then in the language's other phrasings, then
+    /// after a lead-in; and where they stand. Nil when no phrase says them together.
+    public static func carrier(forUnit unit: String, language: String, phrasing: Phrasing) -> (
+        phrase: Phrase, range: Range<Int>
+    )? {
+        let tag = SpokenLanguages.canonical(language) ?? language
+        let words = unit.split(separator: " ").map(String.init)
+        guard !words.isEmpty else { return nil }
+        let phrasings = [phrasing] + SpokenLanguages.phrasings(of: tag).filter { $0 != phrasing }
+        for leadIn in LeadIn.allCases where leadIn == .none || SpokenLanguages.leadInWords(leadIn, in: tag) != nil {
+            for candidate in phrasings {
+                for midnight in MidnightStyle.allCases {
+                    let style = PhraseStyle(language: tag, phrasing: candidate, midnight: midnight, leadIn: leadIn)
+                    for m in searchOrder {
+                        let phrase = Phrase.forTime(hour: m / 60, minute: m % 60, style: style)
+                        guard phrase.words.count >= words.count else { continue }
+                        for start in 0...(phrase.words.count - words.count)
+                        where phrase.words[start..<start + words.count].elementsEqual(words) {
+                            return (phrase, start..<start + words.count)
+                        }
+                    }
+                }
+            }
+        }
+        return nil
+    }
+
+    /// The prompt for a unit: the phrase in lower case with the unit's words in capitals,
+    /// e.g. `"QUARTER PAST three"`.
+    public static func prompt(_ phrase: Phrase, marking range: Range<Int>) -> String {
+        let words = phrase.words.enumerated().map { i, word in
+            let shown = SpokenLanguages.display(word, in: phrase.language).lowercased()
+            return range.contains(i) ? shown.uppercased() : shown
+        }
+        return "\"" + words.joined(separator: " ") + "\""
+    }
+
     /// Minutes of the day from 13:00 round to 12:59: first :15/:30/:45, then :00, then the rest.
     static let searchOrder: [Int] = {
         let day = (0..<1440).map { (13 * 60 + $0) % 1440 }
@@ -163,10 +201,33 @@ public enum RecordingScript {
         }
     }
 
-    /// Checks a word given on the command line for a pack of `language`.
+    /// Checks a word given on the command line for a pack of `language`. A unit (words joined by
+    /// single spaces, "une heure") is valid when some phrase of the language says its words side
+    /// by side.
     public static func validate(_ word: String, language: String) throws(RecordingWordError) {
         let tag = SpokenLanguages.canonical(language) ?? language
-        if tag == SpokenLanguages.defaultTag { return try validate(word) }
+        if word.contains(" ") {
+            let words = word.split(separator: " ")
+            guard words.joined(separator: " ") == word else {
+                throw RecordingWordError(word: word, suggestion: words.joined(separator: " "), language: tag, unit: true)
+            }
+            for part in words {
+                try validate(String(part), language: tag)
+            }
+            guard
+                carrier(forUnit: word, language: tag, phrasing: SpokenLanguages.defaultPhrasing(of: tag)) != nil
+            else {
+                throw RecordingWordError(word: word, suggestion: nil, language: tag, unit: true)
+            }
+            return
+        }
+        if tag == SpokenLanguages.defaultTag {
+            // English casual words ("quarter", "after") are not in the 12h/24h list.
+            let casual = SpokenLanguages.phrasings(of: tag).contains {
+                SpokenLanguages.vocabulary(of: tag, phrasing: $0).contains(word)
+            }
+            return casual ? () : try validate(word)
+        }
         let words = allWords(language: tag)
         guard words.contains(word) else {
             throw RecordingWordError(
@@ -182,14 +243,23 @@ public struct RecordingWordError: Error, Hashable, Sendable, CustomStringConvert
     /// The pack's language; nil for US English.
     public var language: String?
 
-    public init(word: String, suggestion: String?, language: String? = nil) {
+    /// Whether `word` is a unit (several words) that no phrase says as written.
+    public var unit: Bool
+
+    public init(word: String, suggestion: String?, language: String? = nil, unit: Bool = false) {
         self.word = word
         self.suggestion = suggestion
         self.language = language
+        self.unit = unit
     }
 
     public var description: String {
         let hint = suggestion.map { " Did you mean '\($0)'?" } ?? ""
+        if unit {
+            return "'\(word)' is not a unit talking-clock says in \(language ?? SpokenLanguages.defaultTag): no phrase of any "
+                + "phrasing has these words side by side.\(hint) A unit is words of one phrase joined by single spaces, "
+                + "e.g. 'quarter past' (see 'talking-clock words --phrases')."
+        }
         if let language {
             return "'\(word)' is not a word talking-clock says in \(language).\(hint) Words are clip ids, each word form "
                 + "whole, as the language writes it in lower case (see the language's file in Sources/PhraseGrammar/Languages)."

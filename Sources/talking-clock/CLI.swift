@@ -32,7 +32,7 @@ struct TalkingClock: ParsableCommand {
             """,
         version: BuildInfo.versionLine,
         subcommands: [
-            Say.self, Schedule.self, Check.self, RecordPack.self, Run.self, Announce.self, Status.self, Trigger.self, MuteCommand.self,
+            Say.self, Schedule.self, Check.self, RecordPack.self, Words.self, Run.self, Announce.self, Status.self, Trigger.self, MuteCommand.self,
             Unmute.self, Skip.self, Reload.self, Rooms.self, ConfigExample.self,
         ]
     )

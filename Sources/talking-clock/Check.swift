@@ -92,17 +92,22 @@ struct Check: ParsableCommand {
         // Every phrasing the pack declares, and the configured one: all 1,440 minutes in each.
         var checked: [PhraseStyle] = []
         for style in styles {
-            for phrasing in pack.phrasingsToCheck(configured: style.phrasing) {
+            // A de pack checked for de-AT: only the phrasings the variant has.
+            let has = SpokenLanguages.phrasings(of: style.language)
+            for phrasing in pack.phrasingsToCheck(configured: style.phrasing) where has.contains(phrasing) {
                 var each = style
                 each.phrasing = phrasing
                 if !checked.contains(each) { checked.append(each) }
             }
         }
         let report = pack.check(styles: checked)
-        // A pack of another language, or one that declares its phrasings, is told which were proved.
+        // A pack of another language, or one that declares its phrasings, is told which were proved
+        // (and for which language: a de pack checked for de-AT says so).
+        let wanted = SpokenLanguages.canonical(language) ?? language
+        let spoken = wanted == pack.manifest.language ? wanted : "\(wanted) with a \(pack.manifest.language) pack"
         let phrasingsNote =
             pack.manifest.language == SpokenLanguages.defaultTag && pack.manifest.phrasings == nil
-            ? "" : " (\(pack.manifest.language): \(checked.map(\.phrasing.rawValue).joined(separator: ", ")))"
+            ? "" : " (\(spoken): \(checked.map(\.phrasing.rawValue).joined(separator: ", ")))"
         for problem in report.problems { print("problem: \(problem.description)") }
         for warning in pack.loudnessReport().warnings { print("warning: \(warning.description)") }
         var deviceProblem: String?

@@ -39,7 +39,9 @@ struct RecordPack: ParsableCommand {
 
     @Option(
         name: .customLong("word"),
-        help: "Record only this word (repeatable), e.g. --word forty-five; replaces the pack's clip.")
+        help:
+            "Record only this word or unit (repeatable), e.g. --word forty-five, --word 'quarter past' (a unit: words of one phrase said together); replaces the pack's clip."
+    )
     var words: [String] = []
 
     @Option(help: "Which words the pack needs: a phrasing of the language (default: en-US 12h, the others casual).")
@@ -80,7 +82,9 @@ struct RecordPack: ParsableCommand {
         // An existing pack keeps its language: words of another one would make it say nonsense.
         let packLanguage = existing?["language"]?.stringValue.flatMap(SpokenLanguages.canonical)
         let language = SpokenLanguages.canonical(self.language ?? packLanguage ?? SpokenLanguages.defaultTag)!
-        if existing != nil, language != (packLanguage ?? SpokenLanguages.defaultTag) {
+        // A regional variant may add its words to a pack of its base language (de-AT's
+        // "dreiviertel" to a de pack), which stays a pack of that language.
+        if existing != nil, !SpokenLanguages.packSpeaks(packLanguage ?? SpokenLanguages.defaultTag, for: language) {
             throw CLIError(
                 .badInput,
                 "--language: the pack at \(writer.directory.path) speaks \(packLanguage ?? SpokenLanguages.defaultTag); record \(language) into a new directory.")
@@ -231,13 +235,26 @@ struct Session {
     }
 
     mutating func record(_ word: String, number: Int, of total: Int) throws -> WordOutcome {
-        let shown =
-            RecordingScript.carrier(for: word, language: language, phrasing: phrasing).map {
-                RecordingScript.prompt($0.phrase, marking: $0.index)
-            }
-            ?? "\"\(word.uppercased())\""
+        let shown: String
+        let say: String
+        if word.contains(" ") {
+            // A unit: its words said together, as in the phrase ("QUARTER PAST three").
+            shown =
+                RecordingScript.carrier(forUnit: word, language: language, phrasing: phrasing).map {
+                    RecordingScript.prompt($0.phrase, marking: $0.range)
+                } ?? "\"\(word.uppercased())\""
+            say = word.split(separator: " ").map { RecordingScript.spoken(String($0), language: language) }
+                .joined(separator: " ") + " (together, as one)"
+        } else {
+            shown =
+                RecordingScript.carrier(for: word, language: language, phrasing: phrasing).map {
+                    RecordingScript.prompt($0.phrase, marking: $0.index)
+                }
+                ?? "\"\(word.uppercased())\""
+            say = RecordingScript.spoken(word, language: language)
+        }
         print("")
-        print("[\(number)/\(total)] \(shown) -- say: \(RecordingScript.spoken(word, language: language))")
+        print("[\(number)/\(total)] \(shown) -- say: \(say)")
         while true {
             prompt("Press Enter to record (s = skip, q = quit): ")
             guard let start = answer() else {
@@ -357,7 +374,8 @@ struct Session {
     /// Writes the clip, then the manifest that names it (so pack.json never names a missing file).
     /// A new pack gets its manifest, and the default pack's bells, with its first clip.
     mutating func save(_ word: String, _ samples: [Int16]) throws {
-        let relative = "voice/\(word).flac"
+        // A unit's file has underscores for its spaces ("voice/une_heure.flac"); its id keeps them.
+        let relative = "voice/\(word.split(separator: " ").joined(separator: "_")).flac"
         do throws(PackWriteError) {
             try writer.writeClip(samples, format: format, relativePath: relative)
             var document: JSONValue
@@ -367,7 +385,9 @@ struct Session {
             document["clips"] = .object(clips)
             // A pack of another language than US English says so, and which phrasings it was
             // recorded for (`check` proves each); an English pack is written as before.
-            if language != SpokenLanguages.defaultTag {
+            // A base-language pack recorded into for a variant keeps its language and phrasings
+            // (the variant's phrasings have the base's names, and `check --language de-AT` proves them).
+            if language != SpokenLanguages.defaultTag, document["language"] == nil || document["language"] == .string(language) {
                 document["language"] = .string(language)
                 var phrasings = document["phrasings"]?.arrayValue?.compactMap(\.stringValue) ?? []
                 if !phrasings.contains(phrasing.rawValue) { phrasings.append(phrasing.rawValue) }

@@ -88,7 +88,7 @@ struct Say: ParsableCommand {
         opening?.configure(format: pack.format)
         let plan = try Support.plan(hour: hour, minute: minute, style: style, pack: pack)
         if dryRun {
-            print("clips: " + plan.clips.joined(separator: " "))
+            print("clips: " + Support.clipList(plan.clips))
             if let chime = Support.chimeSummary(plan, style: style.chime) { print(chime) }
             return
         }

@@ -168,7 +168,7 @@ struct Schedule: ParsableCommand {
         func text(chime: ChimeStyle, phrase: PhraseStyle) -> String {
             var line = "\(local.rfc3339)  \(words(phrase))"
             guard let plan, let volume else { return line + "  skipped: \(reason ?? "")\n" }
-            line += "  [\(plan.clips.joined(separator: " "))]"
+            line += "  [\(Support.clipList(plan.clips))]"
             if !plan.chime.isEmpty {
                 line +=
                     "  \(chime.rawValue): \(plan.chime.count) strike\(plan.chime.count == 1 ? "" : "s"), anchor \(Support.anchorText(plan.anchorOffsetMs))"

@@ -5,7 +5,8 @@ import TalkingClockCore
 
 enum Support {
     /// Which phrasings there are, for --help.
-    static let phrasingHelp = "English: 12h, 24h or casual; the other languages: casual or 24h"
+    static let phrasingHelp =
+        "English: 12h, 24h or casual (en-GB also informal); the other languages: casual or 24h (list them with 'words --list-phrasings')"
 
     /// `--language TAG`: an unknown tag is bad input that lists the known ones.
     static func checkLanguage(_ tag: String?) throws {
@@ -32,6 +33,12 @@ enum Support {
         do { return try SoundPack(directory: url, scan: scan, keepingBrokenClips: keepingBrokenClips) } catch {
             throw CLIError(.packError, error.description)
         }
+    }
+
+    /// Clip ids for a person to read, separated by spaces; a unit (several words, one clip) is
+    /// quoted as a shell would: `"quarter after" three`.
+    static func clipList(_ clips: [String]) -> String {
+        clips.map { $0.contains(" ") ? "\"\($0)\"" : $0 }.joined(separator: " ")
     }
 
     /// Refuses a pack of another language than the configured one (exit 65).

@@ -76,7 +76,7 @@ final class LanguageTests: XCTestCase {
     }
 
     func testUnknownLanguageAndPhrasingListTheChoices() throws {
-        let known = "en-US, en-GB, de, fr, es, it, nl, pl, ru"
+        let known = "en-US, en-GB, de, de-AT, fr, es, es-419, it, nl, pl, ru"
         for command in [["say", "--dry-run"], ["schedule"], ["check"], ["run"], ["announce", "--next"], ["record-pack", dir.path]] {
             let r = try run(command + ["--language", "klingon"])
             XCTAssertEqual(r.status, ExitStatus.badInput.rawValue, "\(command): \(r.stderr)")
@@ -148,5 +148,70 @@ final class LanguageTests: XCTestCase {
         XCTAssertTrue(reload.hasPrefix("error pack: reload refused, the previous configuration and pack stay: "), reload)
         XCTAssertTrue(reload.contains("speaks de, but the configured language is fr"), reload)
         XCTAssertTrue(try d.request("status").contains("\"halb vier\""))
+    }
+
+    /// A regional variant with no pack of its own speaks with its base language's pack, found by
+    /// name in the user's packs; `check` proves the variant's phrases and names the words the base
+    /// pack lacks for them; a pack of its own, when there is one, wins.
+    func testARegionalVariantSpeaksWithItsBaseLanguagesPack() throws {
+        let data = dir.appendingPathComponent("data")
+        let packs = data.appendingPathComponent("talking-clock/packs")
+        try FileManager.default.createDirectory(at: packs, withIntermediateDirectories: true)
+        // A German pack with every word of de and de-AT casual: the words de-AT adds are its own.
+        let deWords = Set(SpokenLanguages.vocabulary(of: "de", phrasing: .casual))
+        let atWords = Set(SpokenLanguages.vocabulary(of: "de-AT", phrasing: .casual))
+        XCTAssertEqual(atWords.subtracting(deWords).sorted(), ["dreiviertel"], "the one word de-AT adds to a de pack")
+        let german = packs.appendingPathComponent("de")
+        try FixturePack.write(
+            to: german, ids: deWords.union(atWords).sorted() + ["chime"],
+            extraManifest: "\"language\": \"de\", \"phrasings\": [\"casual\"],")
+        let env = ["XDG_CONFIG_HOME": xdg.path, "XDG_DATA_HOME": data.path]
+
+        let say = try BinaryRunner.run(
+            ["say", "--dry-run", "--language", "de-AT", "--at", "15:45", "--chime", "none"], environment: env)
+        XCTAssertEqual(say.status, 0, say.stderr)
+        XCTAssertEqual(say.stdout, "dreiviertel vier\nclips: dreiviertel vier\n")
+
+        let check = try BinaryRunner.run(["check", "--language", "de-AT", "--chime", "none"], environment: env)
+        XCTAssertEqual(check.status, 0, check.stdout + check.stderr)
+        XCTAssertTrue(
+            check.stdout.contains(
+                "ok: sound pack 'fixture' (\(german.path)): \(deWords.union(atWords).count + 1) clips decode (8000 Hz, 1 channel, 16-bit); all 1440 minutes can be said (de-AT with a de pack: casual)."
+            ), check.stdout)
+
+        // Without "dreiviertel" the de pack still speaks de, and check names what de-AT lacks.
+        try FileManager.default.removeItem(at: german)
+        try FixturePack.write(
+            to: german, ids: deWords.sorted() + ["chime"],
+            extraManifest: "\"language\": \"de\", \"phrasings\": [\"casual\"],")
+        let lacking = try BinaryRunner.run(["check", "--language", "de-AT", "--chime", "none"], environment: env)
+        XCTAssertEqual(lacking.status, 65, lacking.stdout + lacking.stderr)
+        XCTAssertTrue(
+            lacking.stdout.contains(
+                "problem: Sound pack 'fixture' cannot say 24 of 1440 minutes in casual style (de-AT); missing words: dreiviertel."
+            ), lacking.stdout)
+        let de = try BinaryRunner.run(["check", "--language", "de", "--chime", "none"], environment: env)
+        XCTAssertEqual(de.status, 0, de.stdout + de.stderr)
+
+        // A pack of the variant's own is preferred to the base's.
+        let austrian = packs.appendingPathComponent("de-AT")
+        try FixturePack.write(
+            to: austrian, ids: atWords.sorted() + ["chime"],
+            extraManifest: "\"language\": \"de-AT\", \"phrasings\": [\"casual\"],")
+        let own = try BinaryRunner.run(["check", "--language", "de-AT", "--chime", "none"], environment: env)
+        XCTAssertEqual(own.status, 0, own.stdout + own.stderr)
+        XCTAssertTrue(own.stdout.contains("(\(austrian.path))"), own.stdout)
+        XCTAssertTrue(own.stdout.contains("(de-AT: casual)."), own.stdout)
+
+        // The fallback is only to the base: the German pack does not speak Latin American Spanish,
+        // and a de-AT pack does not speak de.
+        let spanish = try BinaryRunner.run(
+            ["say", "--dry-run", "--language", "es-419", "--pack", german.path, "--at", "15:45"], environment: env)
+        XCTAssertEqual(spanish.status, 65)
+        XCTAssertTrue(
+            spanish.stderr.contains("speaks de, but the configured language is es-419"), spanish.stderr)
+        let back = try BinaryRunner.run(
+            ["say", "--dry-run", "--language", "de", "--pack", austrian.path, "--at", "15:45"], environment: env)
+        XCTAssertEqual(back.status, 65, back.stdout + back.stderr)
     }
 }

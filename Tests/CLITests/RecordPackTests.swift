@@ -86,6 +86,20 @@ final class RecordPackTests: XCTestCase {
         XCTAssertEqual(manifest["phrasings"], .array([.string("casual")]))
         XCTAssertEqual(manifest["clips"]?["halb"], .string("voice/halb.flac"))
 
+        // Austrian German adds one word to it, and it stays a German pack that speaks both.
+        let austrian = try BinaryRunner.run(
+            ["record-pack", pack.path, "--device", "testmic", "--language", "de-AT"], environment: env, input: "\n\n")
+        XCTAssertEqual(austrian.status, 0, austrian.stdout + austrian.stderr)
+        XCTAssertTrue(austrian.stdout.contains("Recording 1 word into"), austrian.stdout)
+        XCTAssertTrue(austrian.stdout.contains("[1/1] \"DREIVIERTEL zwei\" -- say: dreiviertel\n"), austrian.stdout)
+        XCTAssertTrue(austrian.stdout.contains("all 1440 minutes can be said (de-AT with a de pack: casual).\n"), austrian.stdout)
+        let after = try XCTUnwrap(try PackWriter(directory: pack).readManifest())
+        XCTAssertEqual(after["language"], .string("de"))
+        XCTAssertEqual(after["phrasings"], .array([.string("casual")]))
+        XCTAssertEqual(after["clips"]?["dreiviertel"], .string("voice/dreiviertel.flac"))
+        let german = try BinaryRunner.run(["check", "--pack", pack.path, "--language", "de", "--chime", "none"])
+        XCTAssertEqual(german.status, 0, german.stdout + german.stderr)
+
         // An English recording into it is refused: the pack speaks German.
         let english = try BinaryRunner.run(["record-pack", pack.path, "--language", "en-US"], environment: env, input: "")
         XCTAssertEqual(english.status, ExitStatus.badInput.rawValue)
@@ -217,6 +231,48 @@ final class RecordPackTests: XCTestCase {
         XCTAssertEqual(
             Loudness.activeLevel(kept, format: StreamFormat(sampleRate: rate, channels: 1))!, Loudness.targetLevel,
             accuracy: 0.1)
+    }
+
+    func testRecordsAUnitShownInItsPhraseAndTheRendererUsesIt() throws {
+        let pack = work.appendingPathComponent("copy")
+        try FileManager.default.copyItem(at: defaultPack, to: pack)
+        let env = try microphone([(lead: 0.5, audio: try spoken("three") + (try spoken("fifteen")))])
+        let r = try BinaryRunner.run(
+            ["record-pack", pack.path, "--word", "three fifteen", "--device", "testmic"], environment: env, input: "\n\n")
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("[1/1] \"THREE FIFTEEN pm\" -- say: three fifteen (together, as one)\n"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("  saved \(pack.path)/voice/three_fifteen.flac\n"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("ok: sound pack 'default'"), r.stdout)
+        let manifest = try XCTUnwrap(try PackWriter(directory: pack).readManifest())
+        XCTAssertEqual(manifest["clips"]?["three fifteen"], .string("voice/three_fifteen.flac"))
+        XCTAssertEqual(manifest["clips"]?["three"], .string("voice/three.flac"), "the words stay")
+
+        // 15:15 is one unit and a word; 16:15 and 03:05 fall back to words.
+        func clips(_ at: String) throws -> String {
+            let dry = try BinaryRunner.run(
+                ["say", "--dry-run", "--pack", pack.path, "--chime", "none", "--at", at], environment: env)
+            XCTAssertEqual(dry.status, 0, dry.stderr)
+            return dry.stdout.split(separator: "\n").dropFirst().first.map(String.init) ?? ""
+        }
+        XCTAssertEqual(try clips("15:15"), "clips: \"three fifteen\" pm")
+        XCTAssertEqual(try clips("03:15"), "clips: \"three fifteen\" am")
+        XCTAssertEqual(try clips("16:15"), "clips: four fifteen pm")
+        XCTAssertEqual(try clips("15:05"), "clips: three oh five pm")
+        let schedule = try BinaryRunner.run(
+            ["schedule", "--pack", pack.path, "--from", "2026-01-01T15:10", "--tz", "UTC", "--count", "1", "--chime", "none"],
+            environment: env)
+        XCTAssertEqual(schedule.stdout, "2026-01-01T15:15:00+00:00  three fifteen PM  [\"three fifteen\" pm]\n", schedule.stderr)
+
+        // Words that no phrase says side by side are not a unit.
+        let bad = try BinaryRunner.run(["record-pack", pack.path, "--word", "fifteen three"], input: "")
+        XCTAssertEqual(bad.status, ExitStatus.badInput.rawValue)
+        XCTAssertTrue(
+            bad.stderr.contains(
+                "--word: 'fifteen three' is not a unit talking-clock says in en-US: no phrase of any phrasing has these words side by side."
+            ), bad.stderr)
+        let spaced = try BinaryRunner.run(["record-pack", pack.path, "--word", "three  fifteen"], input: "")
+        XCTAssertEqual(spaced.status, ExitStatus.badInput.rawValue)
+        XCTAssertTrue(spaced.stderr.contains("Did you mean 'three fifteen'?"), spaced.stderr)
     }
 
     func testSkippingAndQuittingKeepWhatWasSavedAndCheckSaysWhatIsMissing() throws {

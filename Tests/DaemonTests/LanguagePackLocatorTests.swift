@@ -55,4 +55,57 @@ final class LanguagePackLocatorTests: XCTestCase {
         else { return XCTFail("found a Polish pack in /home/u") }
         XCTAssertTrue(fromHome.description.contains("--out /home/u/.local/share/talking-clock/packs/pl'"), fromHome.description)
     }
+
+    /// de-AT and es-419 fall back to the de and es packs; en-GB, whose file is also based on
+    /// en-US, does not (an American voice is not a British one); a missing variant pack says
+    /// both names it looked for.
+    func testARegionalVariantFallsBackToItsBaseLanguagesPack() throws {
+        XCTAssertEqual(SpokenLanguages.packFallback(of: "de-AT"), "de")
+        XCTAssertEqual(SpokenLanguages.packFallback(of: "es-419"), "es")
+        XCTAssertNil(SpokenLanguages.packFallback(of: "en-GB"))
+        XCTAssertNil(SpokenLanguages.packFallback(of: "de"))
+        XCTAssertNil(SpokenLanguages.packFallback(of: "mine"))
+        XCTAssertTrue(SpokenLanguages.packSpeaks("de", for: "de-AT"))
+        XCTAssertTrue(SpokenLanguages.packSpeaks("de-AT", for: "de-at"))
+        XCTAssertFalse(SpokenLanguages.packSpeaks("de-AT", for: "de"))
+        XCTAssertFalse(SpokenLanguages.packSpeaks("en-US", for: "en-GB"))
+        var config = Config()
+        config.language = "de-AT"
+        XCTAssertEqual(config.pack, "de-AT", "the variant's own pack first")
+
+        let data = FixturePackDirectory.make()
+        defer { try? FileManager.default.removeItem(at: data) }
+        let packs = data.appendingPathComponent("talking-clock/packs")
+        for name in ["de", "es"] {
+            let dir = packs.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            try Data("{}".utf8).write(to: dir.appendingPathComponent("pack.json"))
+        }
+        let environment = ["XDG_DATA_HOME": data.path, "HOME": "/nonexistent", "XDG_DATA_DIRS": "/nonexistent/data"]
+        XCTAssertEqual(try PackLocator.locate("de-AT", environment: environment).get().lastPathComponent, "de")
+        XCTAssertEqual(try PackLocator.locate("es-419", environment: environment).get().lastPathComponent, "es")
+        let own = packs.appendingPathComponent("de-AT")
+        try FileManager.default.createDirectory(at: own, withIntermediateDirectories: true)
+        try Data("{}".utf8).write(to: own.appendingPathComponent("pack.json"))
+        XCTAssertEqual(try PackLocator.locate("de-AT", environment: environment).get().lastPathComponent, "de-AT")
+
+        let missing = PackLocator.LocateError(pack: "de-AT", searched: ["/a/packs"], fallback: "de")
+        XCTAssertTrue(
+            missing.description.hasPrefix(
+                "No sound pack for language de-AT was found (looked for a pack named 'de-AT' or 'de' (the pack of the language it is a variant of) in /a/packs)"
+            ), missing.description)
+        XCTAssertTrue(missing.description.contains("scripts/make-pack --language de --out"), missing.description)
+        XCTAssertTrue(
+            missing.description.contains("record-pack $XDG_DATA_HOME/talking-clock/packs/de-AT --language de-AT"),
+            missing.description)
+    }
+}
+
+/// A fresh temporary directory for a test's data home.
+enum FixturePackDirectory {
+    static func make() -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("talking-clock-locator-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
 }

@@ -10,24 +10,19 @@ final class PhraseGrammarFormatTests: XCTestCase {
         return try Grammar(json: try Data(contentsOf: url), origin: name)
     }
 
-    /// Austrian German is not shipped; its file holds only the casual rules that differ from de.
-    func testAustrianGermanIsAFile() throws {
-        XCTAssertThrowsError(try Languages.grammar("de-AT")) { error in
-            XCTAssertEqual((error as? GrammarError)?.kind, .unknown)
-        }
-        let grammar = try fixture("de-AT.json")
+    /// Austrian German is shipped as a file of differences: only the casual rules differ from de.
+    func testAustrianGermanIsAFileOfDifferences() throws {
+        let data = try Data(contentsOf: languagesDirectory.appendingPathComponent("de-AT.json"))
+        let file = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        XCTAssertEqual(file["base"] as? String, "de")
+        XCTAssertNil(file["tables"], "de's tables, inherited")
+        let grammar = try Languages.grammar("de-AT")
         XCTAssertEqual(grammar.tag, "de-AT")
         XCTAssertEqual(grammar.problems(), [])
+        XCTAssertEqual(grammar.phrasings, ["casual", "24h"])
         let rows: [Row] = [
             row("15:15", "casual", "viertel vier", "tingroom: a quarter of the next hour"),
             row("15:45", "casual", "dreiviertel vier", "tingroom: three quarters of the next hour"),
-            row("12:15", "casual", "viertel eins", "the next hour after noon is 'eins'"),
-            row("12:45", "casual", "dreiviertel eins", "the wrap at noon"),
-            row("23:45", "casual", "dreiviertel zwölf", "the wrap at midnight"),
-            row("00:15", "casual", "viertel eins", "after midnight"),
-            row("15:30", "casual", "halb vier", "as in de"),
-            row("15:25", "casual", "fünf vor halb vier", "as in de"),
-            row("01:00", "casual", "ein Uhr", "de's tables: 'ein Uhr'"),
             row("15:15", "24h", "fünfzehn Uhr fünfzehn", "de's 24h, inherited"),
             row("15:15", "casual", "es ist viertel vier", "de's lead-in, inherited", leadIn: "its"),
         ]
@@ -43,23 +38,26 @@ final class PhraseGrammarFormatTests: XCTestCase {
         }
     }
 
-    /// Latin American Spanish: "cuarto para las cuatro" (RAE), not Spain's "las cuatro menos cuarto".
-    func testLatinAmericanSpanishIsAFile() throws {
-        let grammar = try fixture("es-419.json")
-        XCTAssertEqual(grammar.problems(), [])
-        let rows: [(Int, Int, String, String)] = [
-            (15, 45, "un cuarto para las cuatro", "RAE: 'cuarto para', not 'cuarto a'"),
-            (15, 50, "diez para las cuatro", "LANGUAGES.md: 'diez (minutos) para las cuatro'"),
-            (12, 45, "un cuarto para la una", "singular article before 'una'"),
-            (23, 59, "un minuto para las doce", "the wrap at midnight"),
-            (15, 15, "son las tres y cuarto", "as in Spain"),
-            (1, 0, "es la una", "es's tables"),
-        ]
-        for (h, m, text, why) in rows {
-            XCTAssertEqual(try grammar.phrase(hour: h, minute: m).text, text, "\(h):\(m) \(why)")
+    /// A variant that is not shipped is a file too, and may be based on a variant: it inherits
+    /// de-AT's casual and de's tables.
+    func testAVariantOfAVariantLoadsFromAFile() throws {
+        XCTAssertThrowsError(try Languages.grammar("de-AT-x-wien")) { error in
+            XCTAssertEqual((error as? GrammarError)?.kind, .unknown)
         }
+        let grammar = try fixture("de-AT-x-wien.json")
+        XCTAssertEqual(grammar.problems(), [])
+        XCTAssertEqual(try grammar.phrase(hour: 15, minute: 45).text, "dreiviertel vier")
+        XCTAssertEqual(try grammar.phrase(hour: 1, minute: 0).text, "ein UHR")
+    }
+
+    /// Latin American Spanish: "cuarto para las cuatro" (RAE), not Spain's "las cuatro menos cuarto".
+    func testLatinAmericanSpanishIsAFileOfDifferences() throws {
+        let grammar = try Languages.grammar("es-419")
+        XCTAssertEqual(grammar.problems(), [])
+        XCTAssertEqual(try grammar.phrase(hour: 15, minute: 45).text, "un cuarto para las cuatro")
         XCTAssertEqual(
-            try grammar.phrase(hour: 15, minute: 45, phrasing: "24h").text, "son las quince cuarenta y cinco")
+            try grammar.phrase(hour: 15, minute: 45, phrasing: "24h").text, "son las quince cuarenta y cinco",
+            "es's 24h, inherited")
     }
 
     func testEmbeddedCopiesMatchTheLanguageFiles() throws {
@@ -83,7 +81,7 @@ final class PhraseGrammarFormatTests: XCTestCase {
         let cases: [(() throws -> Any, String)] = [
             (
                 { try Languages.grammar("xx") },
-                "Unknown language \"xx\"; the clock speaks: en-US, en-GB, de, fr, es, it, nl, pl, ru."
+                "Unknown language \"xx\"; the clock speaks: en-US, en-GB, de, de-AT, fr, es, es-419, it, nl, pl, ru."
             ),
             (
                 { try Languages.grammar("de").words(hour: 1, minute: 0, phrasing: "12h") },

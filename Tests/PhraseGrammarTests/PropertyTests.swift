@@ -84,16 +84,18 @@ final class PhraseGrammarPropertyTests: XCTestCase {
 
     /// Where each language names the next hour (the rest of the hour names the current one).
     /// These ranges are what the languages say (LANGUAGES.md and the table tests), not read from the files.
-    static let nextHourMinutes: [String: ClosedRange<Int>] = [
-        "en-US": 31...59,  // "twenty-five to four"
-        "en-GB": 31...59,
-        "de": 21...59,  // "fünf vor halb vier", "halb vier", "zwanzig vor vier"
-        "nl": 16...59,  // "veertien voor half vier"
-        "fr": 35...59,  // "quatre heures moins vingt-cinq"
-        "es": 35...59,  // "las cuatro menos veinticinco"
-        "it": 40...59,  // "le quattro meno venti"
-        "pl": 30...59,  // "wpół do czwartej", "za dwadzieścia dziewięć czwarta"
-        "ru": 1...59,  // "пять минут четвёртого", "без пяти четыре"
+    static let nextHourMinutes: [String: Set<Int>] = [
+        "en-US": Set(31...59),  // "twenty-five to four"
+        "en-GB": Set(31...59),  // informal "half three" at :30 too: the hour in progress
+        "de": Set(21...59),  // "fünf vor halb vier", "halb vier", "zwanzig vor vier"
+        "de-AT": Set(21...59).union([15]),  // and "viertel vier" at 15:15
+        "nl": Set(16...59),  // "veertien voor half vier"
+        "fr": Set(35...59),  // "quatre heures moins vingt-cinq"
+        "es": Set(35...59),  // "las cuatro menos veinticinco"
+        "es-419": Set(35...59),  // "veinticinco para las cuatro"
+        "it": Set(40...59),  // "le quattro meno venti"
+        "pl": Set(30...59),  // "wpół do czwartej", "za dwadzieścia dziewięć czwarta"
+        "ru": Set(1...59),  // "пять минут четвёртого", "без пяти четыре"
     ]
 
     func testTheHourNamedIsTheNextOneWhereTheLanguageSaysSo() throws {
@@ -101,7 +103,7 @@ final class PhraseGrammarPropertyTests: XCTestCase {
         for tag in Languages.shipped {
             let grammar = try Languages.grammar(tag)
             for phrasing in grammar.phrasings {
-                let range = phrasing == "casual" ? Self.nextHourMinutes[tag]! : 60...60
+                let range: Set<Int> = ["casual", "informal"].contains(phrasing) ? Self.nextHourMinutes[tag]! : []
                 for h in 0..<24 {
                     for m in 0..<60 {
                         let (_, words, hours) = try grammar.explain(hour: h, minute: m, phrasing: phrasing)
@@ -143,7 +145,9 @@ final class PhraseGrammarPropertyTests: XCTestCase {
     func testDefaultsAndPhrasings() throws {
         for tag in Languages.shipped {
             let grammar = try Languages.grammar(tag)
-            let expected = tag.hasPrefix("en") ? ["12h", "24h", "casual"] : ["casual", "24h"]
+            let expected =
+                tag == "en-GB" ? ["12h", "24h", "casual", "informal"]
+                : tag.hasPrefix("en") ? ["12h", "24h", "casual"] : ["casual", "24h"]
             XCTAssertEqual(Set(grammar.phrasings), Set(expected), tag)
             XCTAssertEqual(grammar.defaultPhrasing, tag == "en-US" ? "12h" : "casual", tag)
             XCTAssertEqual(grammar.tag, tag)

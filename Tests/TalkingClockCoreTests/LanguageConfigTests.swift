@@ -23,7 +23,7 @@ final class LanguageConfigTests: XCTestCase {
     }
 
     func testErrorsListTheChoices() {
-        let known = "en-US, en-GB, de, fr, es, it, nl, pl, ru"
+        let known = "en-US, en-GB, de, de-AT, fr, es, es-419, it, nl, pl, ru"
         XCTAssertEqual(
             error("language = \"xx\""),
             "config.toml: line 1: unknown language \"xx\"; the clock speaks: \(known).")

@@ -27,7 +27,7 @@ final class PhraseTests: XCTestCase {
         let style = PhraseStyle(phrasing: .twentyFourHour)
         let rows: [(Int, Int, String)] = [
             (15, 0, "fifteen hundred"), (15, 45, "fifteen forty-five"), (7, 5, "oh seven oh five"),
-            (0, 0, "zero hundred"), (0, 15, "zero fifteen"), (23, 30, "twenty-three thirty"), (10, 0, "ten hundred"),
+            (0, 0, "zero hundred"), (0, 15, "zero zero fifteen"), (23, 30, "twenty-three thirty"), (10, 0, "ten hundred"),
             (12, 0, "twelve hundred"),
         ]
         for (h, m, text) in rows { XCTAssertEqual(Phrase.forTime(hour: h, minute: m, style: style).text, text) }
