@@ -115,6 +115,9 @@ let package = Package(
         .testTarget(name: "SoundServerTests", dependencies: ["SoundServer", "TestSupport"]),
         .testTarget(
             name: "CourtesyTests",
-            dependencies: ["Courtesy", "DesktopBus", "SpeechDispatcher", "SoundServer", "TalkingClockCore", "TestSupport"]),
+            dependencies: [
+                "Courtesy", "DesktopBus", "SpeechDispatcher", "SoundServer", "TalkingClockCore", "TestSupport", "ALSAOutput",
+                "Playback", "Daemon",
+            ]),
     ]
 )
