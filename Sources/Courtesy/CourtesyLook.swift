@@ -75,7 +75,7 @@ public enum CourtesyLook {
     }
 
     /// Calls (any stream, playing or recording, with a call's role) and the other programs'
-    /// playing streams. Not this process's own, and not another talking-clock's.
+    /// playing streams (not a call's). Not this process's own, and not another talking-clock's.
     static func lookAtSoundServer(into findings: inout CourtesyFindings, server: String?, deadline: Date) {
         guard let streams = try? SoundServer.streams(server: server, timeout: deadline.timeIntervalSinceNow) else { return }
         let own = UInt32(getpid())
@@ -83,7 +83,8 @@ public enum CourtesyLook {
         if let call = others.first(where: \.isCall) {
             findings.call = .init(application: call.application, role: call.role)
         }
-        findings.playingStreams = others.filter { !$0.isRecording && !$0.corked }.map {
+        // A call's own audio is never ducked.
+        findings.playingStreams = others.filter { !$0.isRecording && !$0.corked && !$0.isCall }.map {
             .init(index: $0.index, application: $0.application, role: $0.role.isEmpty ? nil : $0.role)
         }
     }

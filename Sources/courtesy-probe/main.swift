@@ -4,6 +4,8 @@
 //   courtesy-probe repair --state FILE                     restore a record left behind; "restored N"
 //   courtesy-probe look [--budget S] [--repeat N]          N looks (default 1): the last findings as
 //                                                          JSON, then "ms median M max X" over the N
+//                  [--idle S]                            then S seconds idle: "idle wakeups N" (context
+//                                                          switches of every thread of the process)
 //   courtesy-probe say TEXT                                TEXT to speech-dispatcher at priority message
 import Courtesy
 import Foundation
@@ -26,6 +28,19 @@ func fail(_ message: String, _ code: Int32 = 1) -> Never {
     FileHandle.standardError.write(Data(("courtesy-probe: " + message + "\n").utf8))
     exit(code)
 }
+
+/// Voluntary and involuntary context switches of every thread of this process.
+func contextSwitches() -> Int {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    return tasks.reduce(0) { total, task in
+        let status = (try? String(contentsOfFile: "/proc/self/task/\(task)/status", encoding: .utf8)) ?? ""
+        return total + status.split(separator: "\n").filter { $0.contains("ctxt_switches") }.reduce(0) {
+            $0 + (Int($1.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) ?? 0)
+        }
+    }
+}
+
+func threadCount() -> Int { ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []).count }
 
 let command = CommandLine.arguments.dropFirst().first ?? ""
 do {
@@ -59,6 +74,14 @@ do {
         let sorted = times.sorted()
         let median = sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
         say(String(format: "ms median %.3f max %.3f first %.3f", median, sorted.last!, times[0]))
+        if let idle = value("--idle").flatMap(Double.init) {
+            let before = contextSwitches()
+            var pause = timespec(tv_sec: Int(idle), tv_nsec: Int((idle - idle.rounded(.down)) * 1e9))
+            var left = timespec()
+            while nanosleep(&pause, &left) != 0 { pause = left }
+            // The main thread's own sleep and wake-up is one switch; anything more is a wake-up.
+            say("idle wakeups \(contextSwitches() - before - 1) threads \(threadCount())")
+        }
     case "say":
         guard CommandLine.arguments.count > 2 else { fail("usage: courtesy-probe say TEXT", 64) }
         say("id \(try SpeechDispatcher().say(CommandLine.arguments[2]))")

@@ -147,6 +147,7 @@ final class CourtesyEdgeTests: XCTestCase {
         let call = try paplay(["application.name": "FakeCall", "media.role": "phone"], env)
         (findings, _) = try look(env)
         XCTAssertEqual(findings.call, .init(application: "FakeCall", role: "phone"))
+        XCTAssertEqual(findings.playingStreams.map(\.application), ["Rhythmbox"], "a call's audio is never ducked")
         call.terminate()
         call.waitUntilExit()
         music.terminate()
