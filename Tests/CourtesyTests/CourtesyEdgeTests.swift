@@ -183,6 +183,33 @@ final class CourtesyEdgeTests: XCTestCase {
         XCTAssertEqual(CourtesyPolicy.decide(findings, CourtesyConfig()).text, "skip: do-not-disturb (notifications-inhibited)")
     }
 
+    /// Peers that hang (stopped with SIGSTOP: a player that never answers, a sound server that
+    /// accepts and says nothing): the look still returns within its budget, names the parts that
+    /// ran out of time, and counts them as nothing found.
+    func testALookThatRunsOutOfTimeReturnsOnTimeWithNothing() throws {
+        let pulse = try AudioHarness.PrivatePulse("hang")
+        defer { pulse.stop() }
+        let desktop = try PrivateDesktop("hang")
+        defer { desktop.stop() }
+        var env = desktop.environment
+        env["PULSE_SERVER"] = pulse.environment["PULSE_SERVER"]
+        let player = Int32(try desktop.run("desktop", ["mpv", "frozen"]).split(separator: " ")[0])!
+        let server = Int32(try String(contentsOfFile: pulse.dir + "/pid", encoding: .utf8).split(separator: "\n")[0])!
+        kill(player, SIGSTOP)
+        kill(server, SIGSTOP)
+        defer {
+            kill(server, SIGCONT)
+            kill(player, SIGCONT)
+        }
+        let (findings, timing) = try look(env, budget: 0.2)
+        XCTAssertEqual(findings.timedOut, ["sound server", "session bus"])
+        XCTAssertNil(findings.call)
+        XCTAssertEqual(findings.playingPlayers, [])
+        let ms = Double(timing.split(separator: " ")[2]) ?? .infinity
+        XCTAssertGreaterThanOrEqual(ms, 199, timing)
+        XCTAssertLessThan(ms, 300, "the budget is 200 ms: \(timing)")
+    }
+
     /// Pause pauses what plays; resume plays only what the clock paused and is still paused.
     func testPauseAndResumeOnlyWhatTheClockPaused() throws {
         let desktop = try PrivateDesktop("mpris")
