@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// MPRIS media players (`org.mpris.MediaPlayer2.*` on the session bus): which are playing, and
 /// pausing them for an announcement without resuming what the user paused.

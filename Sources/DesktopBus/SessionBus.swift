@@ -1,5 +1,6 @@
 import CGio
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A private connection to the D-Bus session bus through GDBus (GIO), for the courtesy look and
 /// the MPRIS pauser. Every call is synchronous with its own timeout and never auto-starts a

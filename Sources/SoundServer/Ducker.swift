@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Lowers other programs' streams while the clock speaks and puts each back exactly.
 ///

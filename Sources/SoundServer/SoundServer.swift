@@ -1,5 +1,6 @@
 import CPulse
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The sound server (PulseAudio, or PipeWire through pipewire-pulse) as the courtesy features see
 /// it: the streams playing or recording, and their volumes. Every call connects, asks, and

@@ -8,7 +8,8 @@
 //                                                          switches of every thread of the process)
 //   courtesy-probe say TEXT                                TEXT to speech-dispatcher at priority message
 import Courtesy
-import Foundation
+import FoundationEssentials
+import Glibc
 import SoundServer
 import SpeechDispatcher
 import TalkingClockCore
@@ -25,19 +26,30 @@ func say(_ line: String) {
 }
 
 func fail(_ message: String, _ code: Int32 = 1) -> Never {
-    FileHandle.standardError.write(Data(("courtesy-probe: " + message + "\n").utf8))
+    let bytes = Array(("courtesy-probe: " + message + "\n").utf8)
+    _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
     exit(code)
 }
 
-/// Voluntary and involuntary context switches of every thread of this process.
-func contextSwitches() -> Int {
+/// Voluntary and involuntary context switches of each thread of this process, by thread id.
+func contextSwitches() -> [String: Int] {
     let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-    return tasks.reduce(0) { total, task in
+    var counts: [String: Int] = [:]
+    for task in tasks {
         let status = (try? String(contentsOfFile: "/proc/self/task/\(task)/status", encoding: .utf8)) ?? ""
-        return total + status.split(separator: "\n").filter { $0.contains("ctxt_switches") }.reduce(0) {
-            $0 + (Int($1.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) ?? 0)
+        var total = 0
+        for line in status.split(separator: "\n") where line.contains("ctxt_switches") {
+            let number = line.split(separator: ":").last.map { $0.filter { $0 != " " && $0 != "\t" } } ?? ""
+            total += Int(number) ?? 0
         }
+        counts[task] = total
     }
+    return counts
+}
+
+/// Switches between two readings: threads that exited count what they had done; new threads all.
+func switches(from before: [String: Int], to after: [String: Int]) -> Int {
+    after.reduce(0) { $0 + $1.value - (before[$1.key] ?? 0) }
 }
 
 func threadCount() -> Int { ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []).count }
@@ -73,14 +85,21 @@ do {
         say(ReportJSON.encode(findings))
         let sorted = times.sorted()
         let median = sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-        say(String(format: "ms median %.3f max %.3f first %.3f", median, sorted.last!, times[0]))
+        func ms(_ value: Double) -> String {
+            let thousandths = Int((value * 1000).rounded())
+            let fraction = String(thousandths % 1000)
+            return "\(thousandths / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+        }
+        say("ms median \(ms(median)) max \(ms(sorted.last!)) first \(ms(times[0]))")
         if let idle = value("--idle").flatMap(Double.init) {
             let before = contextSwitches()
             var pause = timespec(tv_sec: Int(idle), tv_nsec: Int((idle - idle.rounded(.down)) * 1e9))
             var left = timespec()
             while nanosleep(&pause, &left) != 0 { pause = left }
             // The main thread's own sleep and wake-up is one switch; anything more is a wake-up.
-            say("idle wakeups \(contextSwitches() - before - 1) threads \(threadCount())")
+            let after = contextSwitches()
+            let exited = before.keys.filter { after[$0] == nil }.count
+            say("idle wakeups \(switches(from: before, to: after) - 1) threads \(after.count) exited \(exited)")
         }
     case "say":
         guard CommandLine.arguments.count > 2 else { fail("usage: courtesy-probe say TEXT", 64) }
