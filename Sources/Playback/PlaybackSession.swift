@@ -49,6 +49,8 @@ public final class PlaybackSession {
     public let stallLimit: Double
     /// The played-frame count last seen to advance, and when.
     private var progress: (frames: Int, at: Double)?
+    /// When `pump()` last ran, to tell a stall from a step of the wall clock.
+    private var lastPump: Double?
 
     public private(set) var state: State
     /// Frames handed to the sink so far (silence included).
@@ -117,7 +119,12 @@ public final class PlaybackSession {
                 return .done
             }
             let now = clock()
-            if delay == 0 || progress == nil || playedFrames > progress!.frames {
+            // The owner pumps again within the stall limit (the timeouts say so): a longer gap,
+            // or time going backwards, is the wall clock being stepped (or a suspend), not the
+            // device stalling. Start counting again.
+            let stepped = lastPump.map { now < $0 || now - $0 > stallLimit + 1 } ?? false
+            lastPump = now
+            if delay == 0 || progress == nil || playedFrames > progress!.frames || stepped {
                 progress = (playedFrames, now)
             } else if now - progress!.at >= stallLimit {
                 sink.stop()

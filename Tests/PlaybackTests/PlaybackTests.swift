@@ -211,4 +211,34 @@ final class PlaybackSessionTests: XCTestCase {
         XCTAssertEqual(reports, [.finished])
         XCTAssertNil(session.failure)
     }
+
+    /// The wall clock stepped (NTP, a zone-independent jump) mid-announcement is not a stall; a
+    /// real stall after it is still cut 2 s later.
+    func testAClockStepIsNotAStall() {
+        let (t, pcm) = timeline([4000])
+        let sink = RecordingSink(format: format, capacity: 500, periodFrames: 50)
+        var now = 100.0
+        let session = PlaybackSession(sink: sink, timeline: t, pcm: pcm, clock: { now })
+        guard case .wait = session.pump() else { return XCTFail("ended early") }
+        sink.advance(frames: 50)
+        now += 0.05
+        guard case .wait = session.pump() else { return XCTFail("ended early") }
+        now += 3600  // stepped forward an hour, the device still plays
+        sink.advance(frames: 50)
+        guard case .wait = session.pump() else { return XCTFail("a clock step was taken for a stall") }
+        now -= 7200  // and back two
+        guard case .wait = session.pump() else { return XCTFail("a clock step was taken for a stall") }
+        XCTAssertNil(session.failure)
+        // Now it really stalls.
+        var waited = 0.0
+        var result = session.pump()
+        while case .wait(let timeout?) = result {
+            now += timeout
+            waited += timeout
+            result = session.pump()
+            XCTAssertLessThan(waited, 10)
+        }
+        XCTAssertEqual(session.failure?.kind, .stalled)
+        XCTAssertEqual(waited, 2.0, accuracy: 0.01)
+    }
 }
