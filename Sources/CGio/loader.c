@@ -4,7 +4,9 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <time.h>
 
 // GLib's ABI, declared here rather than included: <gio/gio.h> needs two architecture-specific
 // include paths (pkg-config glib-2.0), which a SwiftPM C target cannot ask pkg-config for.
@@ -16,6 +18,7 @@ typedef struct _GVariantType GVariantType;
 typedef struct _GSettingsSchemaSource GSettingsSchemaSource;
 typedef struct _GSettingsSchema GSettingsSchema;
 typedef struct _GSettings GSettings;
+typedef struct _GCancellable GCancellable;
 typedef struct _GError {
     unsigned int domain;
     int code;
@@ -35,6 +38,8 @@ GVariant *g_dbus_connection_call_sync(GDBusConnection *connection, const char *b
                                       const GVariantType *reply_type, int flags, int timeout_msec, void *cancellable,
                                       GError **error);
 void g_object_unref(void *object);
+GCancellable *g_cancellable_new(void);
+void g_cancellable_cancel(GCancellable *cancellable);
 void g_error_free(GError *error);
 GVariant *g_variant_new(const char *format_string, ...);
 void g_variant_unref(GVariant *value);
@@ -61,6 +66,8 @@ POINTER(g_dbus_connection_new_for_address_sync);
 POINTER(g_dbus_connection_close_sync);
 POINTER(g_dbus_connection_call_sync);
 POINTER(g_object_unref);
+POINTER(g_cancellable_new);
+POINTER(g_cancellable_cancel);
 POINTER(g_error_free);
 POINTER(g_variant_new);
 POINTER(g_variant_unref);
@@ -93,6 +100,8 @@ static void load(void) {
     RESOLVE(g_dbus_connection_close_sync);
     RESOLVE(g_dbus_connection_call_sync);
     RESOLVE(g_object_unref);
+    RESOLVE(g_cancellable_new);
+    RESOLVE(g_cancellable_cancel);
     RESOLVE(g_error_free);
     RESOLVE(g_variant_new);
     RESOLVE(g_variant_unref);
@@ -132,16 +141,62 @@ static int fail_with(GError *error, const char *what, char *err, size_t errlen) 
     return -1;
 }
 
-tc_bus *tc_bus_open(const char *address, char *err, size_t errlen) {
+// Connecting has no timeout of its own (a bus that accepts and never answers would hold the
+// caller for ever): a watchdog thread cancels it at the deadline.
+typedef struct {
+    pthread_mutex_t mutex;
+    pthread_cond_t condition;
+    int done;
+    struct timespec deadline;
+    GCancellable *cancellable;
+} watchdog;
+
+static void *watch(void *raw) {
+    watchdog *w = raw;
+    pthread_mutex_lock(&w->mutex);
+    int rc = 0;
+    while (!w->done && rc != ETIMEDOUT) rc = pthread_cond_timedwait(&w->condition, &w->mutex, &w->deadline);
+    if (!w->done) p_g_cancellable_cancel(w->cancellable);
+    pthread_mutex_unlock(&w->mutex);
+    return NULL;
+}
+
+tc_bus *tc_bus_open(const char *address, int timeout_ms, char *err, size_t errlen) {
     const char *why = tc_gio_load();
     if (why) {
         snprintf(err, errlen, "%s", why);
         return NULL;
     }
+    watchdog w = {.done = 0, .cancellable = p_g_cancellable_new()};
+    pthread_mutex_init(&w.mutex, NULL);
+    pthread_condattr_t attributes;
+    pthread_condattr_init(&attributes);
+    pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC);
+    pthread_cond_init(&w.condition, &attributes);
+    pthread_condattr_destroy(&attributes);
+    clock_gettime(CLOCK_MONOTONIC, &w.deadline);
+    w.deadline.tv_sec += timeout_ms / 1000;
+    w.deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (w.deadline.tv_nsec >= 1000000000L) {
+        w.deadline.tv_sec += 1;
+        w.deadline.tv_nsec -= 1000000000L;
+    }
+    pthread_t thread;
+    int watching = pthread_create(&thread, NULL, watch, &w) == 0;
+
     GError *error = NULL;
     GDBusConnection *c = p_g_dbus_connection_new_for_address_sync(
         address, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION, NULL,
-        NULL, &error);
+        w.cancellable, &error);
+
+    pthread_mutex_lock(&w.mutex);
+    w.done = 1;
+    pthread_cond_signal(&w.condition);
+    pthread_mutex_unlock(&w.mutex);
+    if (watching) pthread_join(thread, NULL);
+    pthread_cond_destroy(&w.condition);
+    pthread_mutex_destroy(&w.mutex);
+    p_g_object_unref(w.cancellable);
     if (!c) {
         fail_with(error, "could not connect to the session bus", err, errlen);
         return NULL;

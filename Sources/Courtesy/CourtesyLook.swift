@@ -158,7 +158,9 @@ public enum CourtesyLook {
     /// Do-not-disturb (GNOME's show-banners, then org.freedesktop.Notifications Inhibited) and
     /// the MPRIS players that are playing.
     static func lookAtBus(into findings: inout CourtesyFindings, address: String, deadline: Date) -> Bool {
-        guard let bus = try? SessionBus(address: address) else { return !outOfTime(deadline) }
+        guard let bus = try? SessionBus(address: address, timeout: max(0.001, deadline.timeIntervalSinceNow)) else {
+            return !outOfTime(deadline)
+        }
         if DesktopSettings.bool(schema: "org.gnome.desktop.notifications", key: "show-banners") == false {
             findings.doNotDisturb = .gnomeShowBanners
         } else if let inhibited = try? bus.bool(

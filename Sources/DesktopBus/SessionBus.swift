@@ -23,10 +23,13 @@ public final class SessionBus {
         return FileManager.default.fileExists(atPath: path) ? "unix:path=" + path : nil
     }
 
-    /// Connects (`g_dbus_connection_new_for_address_sync`).
-    public init(address: String) throws(Failure) {
+    /// Connects (`g_dbus_connection_new_for_address_sync`), giving up after `timeout` seconds (a
+    /// bus that accepts and never answers is cancelled then).
+    public init(address: String, timeout: Double = 2) throws(Failure) {
         var err = [CChar](repeating: 0, count: 512)
-        guard let bus = tc_bus_open(address, &err, err.count) else { throw Failure(description: String(cString: err)) }
+        guard let bus = tc_bus_open(address, Self.ms(timeout), &err, err.count) else {
+            throw Failure(description: String(cString: err))
+        }
         self.bus = bus
     }
 

@@ -99,7 +99,10 @@ do {
             // The main thread's own sleep and wake-up is one switch; anything more is a wake-up.
             let after = contextSwitches()
             let exited = before.keys.filter { after[$0] == nil }.count
-            say("idle wakeups \(switches(from: before, to: after) - 1) threads \(after.count) exited \(exited)")
+            let names = after.keys.sorted().dropFirst().map {
+                ((try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8)) ?? "?").filter { $0 != "\n" }
+            }
+            say("idle wakeups \(switches(from: before, to: after) - 1) threads \(after.count) exited \(exited) others [\(names.sorted().joined(separator: ","))]")
         }
     case "say":
         guard CommandLine.arguments.count > 2 else { fail("usage: courtesy-probe say TEXT", 64) }

@@ -16,8 +16,8 @@ typedef struct tc_bus tc_bus;
 const char *tc_gio_load(void);
 
 /// Connects to the bus at `address` (a D-Bus address such as "unix:path=/run/user/1000/bus") and
-/// says Hello. NULL with a sentence in err on failure.
-tc_bus *tc_bus_open(const char *address, char *err, size_t errlen);
+/// says Hello, giving up after timeout_ms. NULL with a sentence in err on failure.
+tc_bus *tc_bus_open(const char *address, int timeout_ms, char *err, size_t errlen);
 /// Closes and frees the connection.
 void tc_bus_close(tc_bus *bus);
 
