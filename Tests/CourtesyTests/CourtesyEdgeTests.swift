@@ -1,7 +1,9 @@
 import Foundation
 import XCTest
 
+import Courtesy
 import DesktopBus
+import SoundServer
 import TalkingClockCore
 import TestSupport
 
@@ -281,6 +283,45 @@ final class CourtesyEdgeTests: XCTestCase {
         XCTAssertEqual(try MPRIS.status(of: a, on: bus, timeout: 2), "Paused")
     }
 
+    /// The shell's one call per announcement: the plan the policy chose, carried out against a real
+    /// PulseAudio and real mpv, then undone.
+    func testMediaCourtesyRunDucksOrPausesAndPutsBack() throws {
+        let pulse = try AudioHarness.PrivatePulse("run")
+        defer { pulse.stop() }
+        let desktop = try PrivateDesktop("run")
+        defer { desktop.stop() }
+        var env = desktop.environment
+        env["PULSE_SERVER"] = pulse.environment["PULSE_SERVER"]
+        let state = URL(fileURLWithPath: desktop.dir).appendingPathComponent("state/ducked.json")
+        _ = try paplay(["application.name": "Rhythmbox", "media.role": "music"], env)
+        let player = String(try desktop.run("desktop", ["mpv", "radio"]).split(separator: " ")[1])
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+
+        var (findings, _) = try look(env)
+        var config = CourtesyConfig()
+        let duck = CourtesyPolicy.decide(findings, config).media
+        guard case .duck(let streams, 30) = duck else { return XCTFail("\(duck)") }
+        let run = MediaCourtesyRun(duck, stateFile: state, timeout: 2, environment: env)
+        XCTAssertEqual(run.ducked, 1)
+        XCTAssertEqual(run.problems, [])
+        let server = env["PULSE_SERVER"]!
+        XCTAssertEqual(try SoundServer.streams(server: server, timeout: 2).first { $0.index == streams[0] }?.volume, [19_660, 19_660])
+        run.end()
+        XCTAssertEqual(try SoundServer.streams(server: server, timeout: 2).first { $0.index == streams[0] }?.volume, [65_536, 65_536])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: state.path))
+
+        config.media = .pause
+        (findings, _) = try look(env)
+        let pause = CourtesyPolicy.decide(findings, config).media
+        XCTAssertEqual(pause, .pause(players: [player]))
+        let paused = MediaCourtesyRun(pause, stateFile: state, timeout: 2, environment: env)
+        XCTAssertEqual(paused.paused, [player])
+        let bus = try SessionBus(address: env["DBUS_SESSION_BUS_ADDRESS"]!)
+        try waitFor("Paused", player, on: bus)
+        paused.end()
+        try waitFor("Playing", player, on: bus)
+    }
+
     /// A screen reader is mid-sentence at priority message; the clock's words queue behind it:
     /// the reader's message ends (702 END, not 703 CANCELED), then the clock's is spoken.
     func testSpeechDispatcherQueuesBehindAScreenReader() throws {
@@ -353,6 +394,7 @@ final class CourtesyEdgeTests: XCTestCase {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/paplay")
         process.arguments = ["--raw"] + properties.sorted { $0.key < $1.key }.map { "--property=\($0.key)=\($0.value)" } + ["/dev/zero"]
         process.environment = ProcessInfo.processInfo.environment.merging(env) { $1 }
+        process.standardError = FileHandle.nullDevice  // "Connection terminated" when the server stops first
         try process.run()
         addTeardownBlock {
             if process.isRunning {
