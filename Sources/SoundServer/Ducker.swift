@@ -40,8 +40,8 @@ public struct Ducker: Sendable {
     /// The name this program's own streams carry (`application.name`); never ducked.
     public static let ownApplicationName = "talking-clock"
 
-    /// Lowers `streams` (sink input indices; nil: every playing sink input) to `percent` of their
-    /// volume, except this process's own and other talking-clocks'. Returns the record written
+    /// Lowers `streams` (sink input indices; nil: every playing sink input but a call's) to
+    /// `percent` of their volume, except this process's own and other talking-clocks'. Returns the record written
     /// (no file when nothing was to be ducked).
     @discardableResult
     public func duck(streams wanted: [UInt32]?, percent: Int) throws -> Record {
@@ -50,7 +50,7 @@ public struct Ducker: Sendable {
         let targets = current.filter { stream in
             !stream.isRecording && !stream.volume.isEmpty && stream.pid != ownPID
                 && stream.application != Self.ownApplicationName
-                && (wanted.map { $0.contains(stream.index) } ?? !stream.corked)
+                && (wanted.map { $0.contains(stream.index) } ?? (!stream.corked && !stream.isCall))
         }
         let scale = UInt64(max(0, min(100, percent)))
         let entries = targets.map { stream in
