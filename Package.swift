@@ -38,6 +38,12 @@ let package = Package(
         // libmosquitto likewise (it brings libssl and libcrypto): loaded only when [mqtt] is configured,
         // see Sources/CMosquitto/include/CMosquitto.h. Its header comes from libmosquitto-dev.
         .target(name: "CMosquitto"),
+        // libpulse, likewise loaded on first use (no sound server, no load): the courtesy look and
+        // the ducker. Its header comes from libpulse-dev. See Sources/CPulse/include/CPulse.h.
+        .target(name: "CPulse"),
+        // GIO (GDBus + GSettings) and libspeechd, likewise loaded on first use; see their headers.
+        .target(name: "CGio"),
+        .target(name: "CSpeechd"),
 
         // General-purpose, no clock in them: a TOML 1.0 parser with line and column in every error,
         // and JSON (a checking parser for files people edit, and the one encoding of reports).
@@ -64,6 +70,15 @@ let package = Package(
         .target(name: "ALSAOutput", dependencies: ["Playback", "CAlsa"], swiftSettings: size),
         // An MQTT client over libmosquitto in external-loop mode (the only importer of CMosquitto).
         .target(name: "MQTT", dependencies: ["CMosquitto"], swiftSettings: size),
+        // The sound server's streams and volumes: calls, ducking (the only importer of CPulse).
+        .target(name: "SoundServer", dependencies: ["CPulse"], swiftSettings: size),
+        // The session bus: MPRIS players, do-not-disturb (the only importer of CGio).
+        .target(name: "DesktopBus", dependencies: ["CGio"], swiftSettings: size),
+        // voice-output = "speech-dispatcher" (the only importer of CSpeechd).
+        .target(name: "SpeechDispatcher", dependencies: ["CSpeechd"], swiftSettings: size),
+        // The courtesy look: the sound server and the session bus at once, within a budget.
+        .target(
+            name: "Courtesy", dependencies: ["TalkingClockCore", "SoundServer", "DesktopBus"], swiftSettings: size),
         // Event loop, timers, control socket, state, config files: the only owner of fds.
         .target(
             name: "Daemon",
@@ -90,6 +105,10 @@ let package = Package(
         // A one-connection MQTT client on the daemon's event loop: the Last Will test kills it, and
         // scripts/mqtt-idle counts its wake-ups.
         .executableTarget(name: "mqtt-probe", dependencies: ["MQTT", "Daemon", "CLinux"], path: "Tools/mqtt-probe"),
+        // The courtesy edges one at a time: the kill -9 ducking test and scripts/bench-courtesy.
+        .executableTarget(
+            name: "courtesy-probe", dependencies: ["Courtesy", "SoundServer", "DesktopBus", "SpeechDispatcher", "TalkingClockCore", "JSON"],
+            path: "Tools/courtesy-probe"),
         // Gives every test process a private XDG_*/HOME before any test runs (a C constructor), so
         // no test reads the user's config, packs or state. Only TestSupport imports it.
         .target(name: "TestEnvironment"),
@@ -110,5 +129,12 @@ let package = Package(
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "ClockEngine", "TestSupport"]),
         .testTarget(name: "ClockEngineTests", dependencies: ["ClockEngine", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["SoundPack", "TestSupport"]),
+        .testTarget(name: "SoundServerTests", dependencies: ["SoundServer", "TestSupport"]),
+        .testTarget(
+            name: "CourtesyTests",
+            dependencies: [
+                "Courtesy", "DesktopBus", "SpeechDispatcher", "SoundServer", "TalkingClockCore", "TestSupport", "ALSAOutput",
+                "Playback", "Daemon",
+            ]),
     ]
 )

@@ -12,6 +12,10 @@ public struct SinkError: Error, Hashable, Sendable, CustomStringConvertible {
         case failed
         /// The device cannot play the stream's format.
         case unsupported
+        /// The device stopped consuming frames while some were queued (a sound server corked the
+        /// stream, e.g. PulseAudio's module-role-cork or a WirePlumber "cork" rule when a call
+        /// starts). Reported by `PlaybackSession`, never by a sink.
+        case stalled
     }
 
     public var kind: Kind

@@ -26,6 +26,12 @@ public enum PumpResult: Hashable, Sendable {
 /// seconds from now, so the silence still owed is `(anchorAt − now)·rate − delay − anchorFrame`,
 /// re-estimated on every write until the first real frame goes out.
 ///
+/// A stream the device stops consuming (a sound server corks it when a call starts, and the
+/// program is not told) would hold the announcement forever: when the frames played have not
+/// advanced for `stallLimit` seconds while frames are queued, the session stops the sink and fails
+/// the clips left with a `.stalled` error. `pump()`'s timeouts never exceed what is left of that
+/// limit, so the owner's loop notices without any device event.
+///
 /// Single-threaded: the owner calls `pump()` when the sink's descriptors are ready or the
 /// returned timeout expires, and `cancel()` to cut. Never sleeps.
 public final class PlaybackSession {
@@ -39,6 +45,12 @@ public final class PlaybackSession {
     private let onClip: (TimelineItem, ClipResult) -> Void
     private let channels: Int
     private let rate: Double
+    /// Seconds without progress (frames queued, none played) before the session gives up.
+    public let stallLimit: Double
+    /// The played-frame count last seen to advance, and when.
+    private var progress: (frames: Int, at: Double)?
+    /// When `pump()` last ran, to tell a stall from a step of the wall clock.
+    private var lastPump: Double?
 
     public private(set) var state: State
     /// Frames handed to the sink so far (silence included).
@@ -76,9 +88,10 @@ public final class PlaybackSession {
     ///   - onClip: called once per timeline item, in order of their end frames.
     public init(
         sink: any AudioSink, timeline: Timeline, pcm: [Int16], anchorAt: Double? = nil, clock: @escaping () -> Double,
-        onClip: @escaping (TimelineItem, ClipResult) -> Void = { _, _ in }
+        stallLimit: Double = 2, onClip: @escaping (TimelineItem, ClipResult) -> Void = { _, _ in }
     ) {
         self.sink = sink
+        self.stallLimit = stallLimit
         self.timeline = timeline
         self.pcm = pcm
         self.anchorAt = anchorAt
@@ -105,7 +118,26 @@ public final class PlaybackSession {
                 state = .finished
                 return .done
             }
-            return .wait(timeout: nextTimeout(played: written - delay))
+            let now = clock()
+            // The owner pumps again within the stall limit (the timeouts say so): a longer gap,
+            // or time going backwards, is the wall clock being stepped (or a suspend), not the
+            // device stalling. Start counting again.
+            let stepped = lastPump.map { now < $0 || now - $0 > stallLimit + 1 } ?? false
+            lastPump = now
+            if delay == 0 || progress == nil || playedFrames > progress!.frames || stepped {
+                progress = (playedFrames, now)
+            } else if now - progress!.at >= stallLimit {
+                sink.stop()
+                fail(
+                    SinkError(
+                        .stalled,
+                        "The sound device \"\(sink.deviceName)\" stopped taking audio for \(Self.seconds(now - progress!.at)) s "
+                            + "(the sound server paused the stream, e.g. for a call); the announcement was cut."))
+                return .done
+            }
+            let stallIn = max(0, progress!.at + stallLimit - now)
+            let timeout = nextTimeout(played: written - delay).map { min($0, stallIn) } ?? (delay > 0 ? stallIn : nil)
+            return .wait(timeout: timeout)
         } catch {
             fail(error)
             return .done
@@ -121,6 +153,11 @@ public final class PlaybackSession {
         for index in pending { onClip(timeline.items[index], .interrupted) }
         pending.removeAll()
         state = .finished
+    }
+
+    static func seconds(_ s: Double) -> String {
+        let tenths = Int((s * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
     }
 
     private func fail(_ error: SinkError) {

@@ -154,4 +154,91 @@ final class PlaybackSessionTests: XCTestCase {
         XCTAssertEqual(reports, ["c0": .failed(gone), "c1": .failed(gone)])
         XCTAssertEqual(session.failure, gone)
     }
+
+    /// A device that stops taking frames (a sound server corked the stream) cuts the announcement
+    /// after the stall limit, and the timeouts make the owner look again in time without any
+    /// device event.
+    func testACorkedStreamIsCutAfterTheStallLimit() {
+        let (t, pcm) = timeline([4000, 4000])  // two 4 s clips
+        let sink = RecordingSink(format: format, capacity: 500, periodFrames: 50)
+        var now = 100.0
+        var reports: [String: ClipResult] = [:]
+        let session = PlaybackSession(sink: sink, timeline: t, pcm: pcm, clock: { now }) { reports[$0.clip] = $1 }
+        // Plays normally for a while.
+        for _ in 0..<10 {
+            guard case .wait = session.pump() else { return XCTFail("ended early") }
+            sink.advance(frames: 50)
+            now += 50 / Double(format.sampleRate)
+        }
+        // Corked: nothing is consumed any more. The owner waits as told, no device event comes.
+        var waited = 0.0
+        var result = session.pump()
+        while case .wait(let timeout) = result {
+            guard let timeout else { return XCTFail("a stalled stream must not wait forever") }
+            XCTAssertLessThanOrEqual(timeout, 2.0)
+            now += timeout
+            waited += timeout
+            result = session.pump()
+            XCTAssertLessThan(waited, 10)
+        }
+        XCTAssertEqual(waited, 2.0, accuracy: 0.01, "cut when 2 s had passed without progress, not later")
+        XCTAssertEqual(session.failure?.kind, .stalled)
+        XCTAssertEqual(
+            session.failure?.message,
+            "The sound device \"recording\" stopped taking audio for 2.0 s (the sound server paused the stream, "
+                + "e.g. for a call); the announcement was cut.")
+        XCTAssertTrue(sink.stopped)
+        XCTAssertEqual(reports.count, 2)
+        for (clip, result) in reports {
+            guard case .failed(let error) = result, error.kind == .stalled else { return XCTFail("\(clip): \(result)") }
+        }
+    }
+
+    /// A slow device that still consumes something is not a stalled one.
+    func testASlowButMovingStreamIsNotCut() {
+        let (t, pcm) = timeline([300])
+        let sink = RecordingSink(format: format, capacity: 300, periodFrames: 50)
+        var now = 0.0
+        var reports: [ClipResult] = []
+        let session = PlaybackSession(sink: sink, timeline: t, pcm: pcm, clock: { now }) { reports.append($1) }
+        var steps = 0
+        while case .wait = session.pump() {
+            sink.advance(frames: 1)  // one frame every 1.5 s
+            now += 1.5
+            steps += 1
+            XCTAssertLessThan(steps, 2000)
+        }
+        XCTAssertEqual(reports, [.finished])
+        XCTAssertNil(session.failure)
+    }
+
+    /// The wall clock stepped (NTP, a zone-independent jump) mid-announcement is not a stall; a
+    /// real stall after it is still cut 2 s later.
+    func testAClockStepIsNotAStall() {
+        let (t, pcm) = timeline([4000])
+        let sink = RecordingSink(format: format, capacity: 500, periodFrames: 50)
+        var now = 100.0
+        let session = PlaybackSession(sink: sink, timeline: t, pcm: pcm, clock: { now })
+        guard case .wait = session.pump() else { return XCTFail("ended early") }
+        sink.advance(frames: 50)
+        now += 0.05
+        guard case .wait = session.pump() else { return XCTFail("ended early") }
+        now += 3600  // stepped forward an hour, the device still plays
+        sink.advance(frames: 50)
+        guard case .wait = session.pump() else { return XCTFail("a clock step was taken for a stall") }
+        now -= 7200  // and back two
+        guard case .wait = session.pump() else { return XCTFail("a clock step was taken for a stall") }
+        XCTAssertNil(session.failure)
+        // Now it really stalls.
+        var waited = 0.0
+        var result = session.pump()
+        while case .wait(let timeout?) = result {
+            now += timeout
+            waited += timeout
+            result = session.pump()
+            XCTAssertLessThan(waited, 10)
+        }
+        XCTAssertEqual(session.failure?.kind, .stalled)
+        XCTAssertEqual(waited, 2.0, accuracy: 0.01)
+    }
 }

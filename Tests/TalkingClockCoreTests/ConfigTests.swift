@@ -128,10 +128,11 @@ final class ConfigTests: XCTestCase {
                 QuietWindow(days: .daily, from: 22 * 60, to: 7 * 60, mode: .silent),
                 QuietWindow(days: .weekends, from: 7 * 60, to: 9 * 60, mode: .lowerVolume(percent: 30)),
             ])
-        for key in Config.keys + Config.quietKeys + MQTTConfig.keys {
+        for key in Config.keys + Config.quietKeys + MQTTConfig.keys + CourtesyConfig.keys {
             let shown =
                 Config.exampleTOML.contains("\n\(key) = ") || Config.exampleTOML.contains("# \(key) = ")
                 || Config.exampleTOML.contains("# [[\(key)]]") || Config.exampleTOML.contains("# [\(key)]")
+                || Config.exampleTOML.contains("\n[\(key)]")
             XCTAssertTrue(shown, "the example should show '\(key)'")
         }
         // The commented-out zone works when uncommented.

@@ -60,6 +60,10 @@ public struct Config: Hashable, Sendable {
     public var quiet: [QuietWindow] = []
     /// The `[mqtt]` table; nil (no table): no MQTT code runs at all.
     public var mqtt: MQTTConfig?
+    /// Where the words go: the pack's clips, or speech-dispatcher (behind a screen reader).
+    public var voiceOutput: VoiceOutput = .clips
+    /// The `[courtesy]` table: calls, do-not-disturb, other programs' sound, the stream's role.
+    public var courtesy = CourtesyConfig()
 
     public init() {}
 
@@ -75,7 +79,7 @@ public struct Config: Hashable, Sendable {
     public static let keys = [
         "zone", "device", "pack", "interval", "volume", "late-limit", "output-latency", "driver", "chime", "language", "phrasing",
         "midnight",
-        "lead-in", "voice", "voice-at", "quiet", "mqtt",
+        "lead-in", "voice", "voice-at", "quiet", "mqtt", "voice-output", "courtesy",
     ]
 
     /// The keys of a `[[quiet]]` window.
@@ -248,6 +252,10 @@ extension Config {
                 config.quiet = try reader.quietWindows(entry)
             case "mqtt":
                 config.mqtt = try reader.mqtt(entry)
+            case "voice-output":
+                config.voiceOutput = try reader.choice(entry, VoiceOutput.allCases)
+            case "courtesy":
+                config.courtesy = try reader.courtesy(entry)
             default:
                 throw reader.unknownKey(entry, known: keys, section: nil)
             }
@@ -672,6 +680,11 @@ extension Config {
         # on the hour (the quarters still chime).
         voice-at = [0, 15, 30, 45]
 
+        # Where the words go: "clips" (the sound pack) or "speech-dispatcher" (the phrase text at
+        # SSIP priority "message", so it waits behind a screen reader such as Orca instead of
+        # cutting it; chimes still play as sound). See docs/desktop.md.
+        voice-output = "clips"
+
         # Quiet hours: none by default. Remove the leading "# " of the two example windows at the
         # end to use them. Each [[quiet]] window has:
         #   days   "mon" … "sun", "weekdays", "weekends" or "daily", alone or in a list (default "daily")
@@ -709,5 +722,22 @@ extension Config {
         # keepalive = 360                      # seconds between pings while idle (30 to 3600)
         # discovery = true
         # discovery-prefix = "homeassistant"
+
+        # Courtesy on a desktop, looked at once just before each announcement (never polled).
+        [courtesy]
+        # During a call (a stream with media.role phone or communication): "skip", "chime-only"
+        # or "speak".
+        call = "skip"
+        # While do-not-disturb is on (GNOME show-banners off, or Notifications Inhibited):
+        # "skip", "chime-only" or "speak".
+        do-not-disturb = "skip"
+        # Other programs' sound while the clock plays: "duck" (lower it to duck-percent, then
+        # restore it exactly), "pause" (pause playing MPRIS players, resume those afterwards)
+        # or "ignore".
+        media = "duck"
+        duck-percent = 30
+        # The media.role of the clock's own stream, for routing or ducking it in PulseAudio or
+        # WirePlumber (e.g. "notification"); "" for none.
+        role = ""
         """#
 }
