@@ -84,7 +84,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "ClockEngine", "TalkingClockCore", "TimeZoneRules", "TOML", "JSON", "SoundPack", "Playback", "ALSAOutput",
-                "CLinux", "MQTT",
+                "CLinux", "MQTT", "Courtesy", "SpeechDispatcher",
             ],
             swiftSettings: size
         ),

@@ -62,6 +62,10 @@ public struct ClockEngine: Sendable {
     private var lastStatus: StatusReport?
     private var statusTimerAt: Double?
     private var started = false
+    /// The boundary whose courtesy look is out (its decision waits for the answer).
+    private var looking: Int?
+    /// The last courtesy decision, in words ("speak", "chime-only: call (Zoom, phone)"), for `status`.
+    public private(set) var lastCourtesy: String?
 
     public init(options: Options, settings: EngineSettings, state: PersistentState, stateWarning: String?, zone: Zone) {
         self.options = options
@@ -90,6 +94,10 @@ public struct ClockEngine: Sendable {
         case .zoneChanged(let z): zoneChanged(z, now: now, &out)
         case .control(let request, let replyTo): control(request, replyTo, now: now, &out)
         case .playback(let id, let report): playback(id, report, now: now, &out)
+        case .courtesy(let boundary, let findings):
+            guard looking == boundary else { break }  // a look for a boundary no longer waited for
+            looking = nil
+            announce(boundary, findings: findings, now: now, &out)
         case .saved(let replyTo, let error): saved(replyTo, error: error, now: now, &out)
         case .reloaded(let result, let z): reloaded(result, zone: z, now: now, &out)
         case .reloadRequested:
@@ -133,10 +141,12 @@ public struct ClockEngine: Sendable {
     }
 
     private mutating func arm(_ boundary: Int, now: Double, _ out: inout [EngineEffect]) {
+        // Its look is out: the answer decides it; waking for it again would decide it twice.
+        if boundary == looking { return }
         armed = boundary
         // An `announce` waiting for another boundary (the zone, the interval or the clock changed
         // under it) is answered now rather than never.
-        for stale in Set(waiters.map(\.boundary)) where stale != boundary && stale != playing?.boundary {
+        for stale in Set(waiters.map(\.boundary)) where stale != boundary && stale != playing?.boundary && stale != looking {
             resolveWaiters(
                 stale,
                 .error(
@@ -160,7 +170,7 @@ public struct ClockEngine: Sendable {
             if let boundary = armed, now <= Double(boundary) + scheduler.config.lateLimit,
                 now >= wakeTime(for: boundary) - options.lead
             {
-                announce(boundary, now: now, &out)  // the step landed us right at it
+                lookThenAnnounce(boundary, now: now, &out)  // the step landed us right at it
             } else {
                 armed = nil
                 if timerDriven { arm(scheduler.boundaryToArm(after: nil, now: now, in: zone), now: now, &out) }
@@ -173,7 +183,15 @@ public struct ClockEngine: Sendable {
             arm(boundary, now: now, &out)
             return
         }
-        announce(boundary, now: now, &out)
+        lookThenAnnounce(boundary, now: now, &out)
+    }
+
+    /// Asks for the one bounded courtesy look (inside the lead the daemon already woke for); the
+    /// decision waits for its answer. Nothing is looked at between boundaries.
+    private mutating func lookThenAnnounce(_ boundary: Int, now: Double, _ out: inout [EngineEffect]) {
+        armed = nil
+        looking = boundary
+        out.append(.look(boundary: boundary))
     }
 
     private mutating func zoneChanged(_ newZone: Zone, now: Double, _ out: inout [EngineEffect]) {
@@ -206,7 +224,7 @@ public struct ClockEngine: Sendable {
 
     // MARK: Deciding a boundary
 
-    private mutating func announce(_ boundary: Int, now: Double, _ out: inout [EngineEffect]) {
+    private mutating func announce(_ boundary: Int, findings: CourtesyFindings, now: Double, _ out: inout [EngineEffect]) {
         cutIfStale(now: now, &out)
         if let current = playing, current.boundary != boundary {
             // The boundary always wins: an on-demand `say` that would overlap its lead or pre-roll
@@ -228,8 +246,32 @@ public struct ClockEngine: Sendable {
             scheduler.recordSkipped(decision)
             let kind: ControlErrorKind = [.muted, .quiet, .nothingToPlay].contains(reason) ? .muted : .stale
             record(Outcome(.skipped, boundary: boundary, at: local.rfc3339, reason: reason.rawValue, replyKind: kind), &out)
-        case .speak(_, let local, let style, let gain):
-            startPlaying(boundary: boundary, local: local, style: style, gain: gain, anchor: Double(boundary), now: now, &out)
+        case .speak(_, let local, var style, let gain):
+            // Courtesy: a call or do-not-disturb may make it chime only or silent; other
+            // programs' sound is ducked or paused while it plays.
+            let courtesy = CourtesyPolicy.decide(findings, scheduler.config.courtesy)
+            lastCourtesy = courtesy.text
+            if !findings.timedOut.isEmpty {
+                out.append(.log(LogLine(.notice, "courtesy look timed out", [("parts", findings.timedOut.joined(separator: ", "))])))
+            }
+            switch courtesy {
+            case .skip(let reason):
+                let skip = Decision.skip(boundary: boundary, local: local, reason: .courtesy)
+                scheduler.recordSkipped(skip)
+                record(Outcome(.skipped, boundary: boundary, at: local.rfc3339, reason: "courtesy: \(reason.text)", replyKind: .muted), &out)
+            case .chimeOnly(let reason, _) where !style.chime.rings(atMinute: local.minute):
+                let skip = Decision.skip(boundary: boundary, local: local, reason: .courtesy)
+                scheduler.recordSkipped(skip)
+                record(
+                    Outcome(.skipped, boundary: boundary, at: local.rfc3339, reason: "courtesy: \(reason.text), and no chime rings now", replyKind: .muted),
+                    &out)
+            case .chimeOnly(let reason, let media):
+                style.voice = false
+                out.append(.log(LogLine(.info, "chime only", [("boundary", local.rfc3339), ("reason", reason.text)])))
+                startPlaying(boundary: boundary, local: local, style: style, gain: gain, anchor: Double(boundary), media: media, now: now, &out)
+            case .speak(let media):
+                startPlaying(boundary: boundary, local: local, style: style, gain: gain, anchor: Double(boundary), media: media, now: now, &out)
+            }
         }
         // After a stale skip (a resume), a later boundary that passed within the late limit is next.
         if timerDriven { arm(scheduler.boundaryToArm(after: boundary, now: now, in: zone), now: now, &out) }
@@ -238,9 +280,27 @@ public struct ClockEngine: Sendable {
     /// Plans and asks the shell to open the device. Returns the failure if it could not be planned.
     @discardableResult
     private mutating func startPlaying(
-        boundary: Int?, local: LocalDateTime, style: AnnouncementStyle, gain: Float, anchor: Double?, now: Double,
-        sayReply: ReplyTo? = nil, _ out: inout [EngineEffect]
+        boundary: Int?, local: LocalDateTime, style: AnnouncementStyle, gain: Float, anchor: Double?, media: MediaPlan = .leave,
+        now: Double, sayReply: ReplyTo? = nil, _ out: inout [EngineEffect]
     ) -> Outcome? {
+        var style = style
+        if scheduler.config.voiceOutput == .speechDispatcher && style.voice {
+            // The words go to the screen reader's speech server (queued behind what it says, at
+            // SSIP priority `message`); the chime still plays as sound.
+            let text = Phrase.forTime(hour: local.hour, minute: local.minute, style: style.phrase).text
+            out.append(.speakText(text, at: anchor))
+            style.voice = false
+            if !style.chime.rings(atMinute: local.minute) || style.chime == .none {
+                let o = Outcome(.spoke, boundary: boundary, at: local.rfc3339, text: text, reason: "speech-dispatcher")
+                if let boundary {
+                    scheduler.recordSpoken(boundary)
+                    out.append(.save(scheduler.state, for: nil))
+                }
+                record(o, &out)
+                if let sayReply { out.append(.reply(sayReply, .ok("speaking \(text) (speech-dispatcher)"))) }
+                return nil
+            }
+        }
         let planned: PackFacts.Planned
         do { planned = try pack.plan(local.hour, local.minute, style) } catch {
             let o = Outcome(.failed, boundary: boundary, at: local.rfc3339, reason: "\(error)", replyKind: .pack)
@@ -261,7 +321,8 @@ public struct ClockEngine: Sendable {
             id: id, boundary: boundary, anchor: anchor, text: planned.plan.phrase.text, local: local,
             soundAfterAnchor: Double((t.items.map(\.end).max() ?? 0) - t.anchorFrame) / Double(t.format.sampleRate),
             sayReply: sayReply)
-        out.append(.play(PlayRequest(id: id, boundary: boundary, anchor: anchor, planned: planned, gain: gain, local: local)))
+        out.append(
+            .play(PlayRequest(id: id, boundary: boundary, anchor: anchor, planned: planned, gain: gain, local: local, media: media)))
         return nil
     }
 
@@ -306,6 +367,11 @@ public struct ClockEngine: Sendable {
             playing = nil
             record(
                 Outcome(.spoke, boundary: current.boundary, at: current.local.rfc3339, text: current.text, onsetErrorMs: onset),
+                &out)
+        case .stalled(let reason):
+            playing = nil
+            record(
+                Outcome(.cut, boundary: current.boundary, at: current.local.rfc3339, text: current.text, reason: reason, replyKind: .device),
                 &out)
         case .failed(let reason):
             playing = nil
@@ -509,14 +575,14 @@ public struct ClockEngine: Sendable {
                 "the next boundary (\(local.rfc3339)) is \(Int(wait.rounded())) s away, more than --max-wait \(Int(maxWait)) s; trigger closer to it",
                 kind: .stale)
         }
-        if playing?.boundary == boundary || armed == boundary {
+        if playing?.boundary == boundary || armed == boundary || looking == boundary {
             guard let waiter else { return .ok("already announcing \(local.rfc3339)") }
             waiters.append((boundary, waiter))
             return nil
         }
         if let waiter { waiters.append((boundary, waiter)) }
         if now >= wakeTime(for: boundary) {
-            announce(boundary, now: now, &out)  // already inside the lead and pre-roll (or late, within the late limit)
+            lookThenAnnounce(boundary, now: now, &out)  // already inside the lead and pre-roll (or late, within the late limit)
         } else {
             arm(boundary, now: now, &out)
         }
@@ -615,7 +681,9 @@ public struct ClockEngine: Sendable {
             skipPending: scheduler.skipNext, stateWarning: stateWarning,
             quiet: QuietHours.rule(in: scheduler.config.quiet, at: CivilTime.local(t, in: zone))?.description,
             last: last?.last, playing: playing != nil, device: scheduler.config.device, pack: pack.name,
-            zone: zone.identifier, chime: scheduler.config.chime.rawValue, volume: scheduler.config.volume)
+            zone: zone.identifier, chime: scheduler.config.chime.rawValue, volume: scheduler.config.volume,
+            muteUntil: { if case .mutedUntil(let end) = mute { return CivilTime.local(end, in: zone).rfc3339 } else { return nil } }(),
+            courtesy: lastCourtesy)
     }
 
     /// `status`'s one line (and systemd's STATUS=).

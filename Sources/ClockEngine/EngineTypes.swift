@@ -186,6 +186,8 @@ public struct PlayRequest: Sendable {
     public var planned: PackFacts.Planned
     public var gain: Float
     public var local: LocalDateTime
+    /// What to do with other programs' sound while it plays (duck, pause, leave).
+    public var media: MediaPlan = .leave
     public var text: String { planned.plan.phrase.text }
 }
 
@@ -201,6 +203,9 @@ public enum PlaybackReport: Sendable, Equatable {
     case finished(onsetErrorMs: Double?)
     /// The device failed mid-way.
     case failed(reason: String)
+    /// The device stopped taking audio for the stall limit (a sound server corking the stream
+    /// for a call, a suspended sink).
+    case stalled(reason: String)
 }
 
 /// Everything that happens to the daemon.
@@ -215,6 +220,8 @@ public enum EngineEvent: Sendable {
     case control(ControlRequest, ReplyTo)
     /// About the announcement `id`.
     case playback(id: Int, PlaybackReport)
+    /// What the bounded look before `boundary` found (a call, do-not-disturb, media playing).
+    case courtesy(boundary: Int, CourtesyFindings)
     /// A state save asked for by `.save(…, for: request)` ended; nil error is success.
     case saved(ReplyTo, error: String?)
     /// A reload's result (read and decoded off the loop).
@@ -229,8 +236,14 @@ public enum EngineEvent: Sendable {
 public enum EngineEffect: Sendable {
     /// Arm a timer at a clock instant; nil disarms it.
     case arm(EngineTimer, at: Double?)
+    /// Look, once and within a bounded time, for a call, do-not-disturb and media playing before
+    /// `boundary` (off the loop); answer with `.courtesy`.
+    case look(boundary: Int)
     /// Open the device and prepare this announcement (report `.opened` or `.couldNotStart`).
     case play(PlayRequest)
+    /// `voice-output = "speech-dispatcher"`: hand the words to the screen reader's speech server
+    /// at this clock instant (nil: now), queued behind what it is saying.
+    case speakText(String, at: Double?)
     /// Start writing the prepared announcement (after its record was saved).
     case begin(id: Int)
     /// Stop the announcement playing now (its remaining clips report interrupted).

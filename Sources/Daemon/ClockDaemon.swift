@@ -1,3 +1,4 @@
+import ALSAOutput
 import ClockEngine
 import CLinux
 import FoundationEssentials
@@ -88,6 +89,8 @@ public final class ClockDaemon {
     private var zoneFileWatcher: ZoneWatcher?
     private let outputs = Outputs()
     private var playing: Session?
+    /// What the announcement playing does to other programs' sound.
+    private var playingMedia: MediaPlan = .leave
     private let reloader: BackgroundJob<Result<(LoadedSettings, Zone), DaemonStartError>>
     private var replies: [Int: (ControlReply) -> Void] = [:]
     private var nextReplyID = 1
@@ -97,6 +100,11 @@ public final class ClockDaemon {
     private var exitStatus: ExitStatus = .ok
     /// The room on the MQTT broker; nil without an `[mqtt]` table (then no MQTT code runs).
     private var mqtt: MQTTRoom?
+    /// The look, ducking or pausing, and speech-dispatcher (nil for a one-shot run: it only speaks).
+    private let courtesy: CourtesyEdges
+    /// `voice-output = "speech-dispatcher"`: the words handed over at their instant.
+    private let speechTimer: TimerFD
+    private var speechDue: String?
 
     public var driver: Driver { engine.driver }
 
@@ -104,6 +112,9 @@ public final class ClockDaemon {
         self.options = options
         let loaded = try Self.loadSettings(options, checkDevice: false)
         settings = loaded
+        // Before any thread exists: the clock's own stream is labelled (and given the configured
+        // media.role), so users can route or duck it in PulseAudio/WirePlumber.
+        StreamLabel.apply(role: loaded.config.courtesy.role, environment: ProcessInfo.processInfo.environment)
         if let directory = options.stateDirectory {
             let store = StateStore(directory: directory)
             try? store.prepareDirectory()  // a directory that cannot be made is reported when saving
@@ -125,8 +136,10 @@ public final class ClockDaemon {
             // without its goodbye (USR1/USR2/ALRM/QUIT are logged and ignored).
             signals = try SignalFD(signals: [SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2, SIGALRM, SIGQUIT])
             watchdogTimer = try TimerFD(realtime: false)
+            speechTimer = try TimerFD(realtime: options.clock.followsWallClock)
             zoneWatcher = try? ZoneWatcher()
             reloader = try BackgroundJob(loop: loop)
+            courtesy = try CourtesyEdges(loop: loop, logger: logger, stateDirectory: options.stateDirectory)
         } catch {
             throw DaemonStartError(status: .internalError, description: error.description)
         }
@@ -177,6 +190,11 @@ public final class ClockDaemon {
                 self.pumpPlayback()
             }
             try loop.watch(signals.fd, events: UInt32(EPOLLIN.rawValue)) { [unowned self] _ in self.handleSignals() }
+            try loop.watch(speechTimer.fd, events: UInt32(EPOLLIN.rawValue)) { [unowned self] _ in
+                guard self.speechTimer.read() != .nothing, let text = self.speechDue else { return }  // a clock step: late, not never
+                self.speechDue = nil
+                self.courtesy.speak(text)
+            }
             if let zoneWatcher {
                 try loop.watch(zoneWatcher.fd, events: UInt32(EPOLLIN.rawValue)) { [unowned self] _ in
                     if zoneWatcher.read() { self.zoneMayHaveChanged() }
@@ -201,6 +219,7 @@ public final class ClockDaemon {
                 "zone": "\(engine.zone.identifier)", "interval": "\(engine.config.interval.rawValue)",
                 "socket": "\(server?.path ?? "none")",
             ])
+        if !options.oneShot { courtesy.repairAtStart() }
         dispatch(.start)
         if exited { return exitStatus }
         if !options.oneShot { checkDevice() }
@@ -240,8 +259,24 @@ public final class ClockDaemon {
             } else {
                 timer.arm(after: max(0.001, options.clock.realSeconds(until: at)))
             }
-        case .play(let request): play(request)
+        case .look(let boundary):
+            courtesy.look { [unowned self] findings in self.dispatch(.courtesy(boundary: boundary, findings)) }
+        case .speakText(let text, let at):
+            if let at, at > options.clock.now() {
+                speechDue = text
+                if options.clock.followsWallClock {
+                    speechTimer.arm(at: options.clock.realInstant(for: at))
+                } else {
+                    speechTimer.arm(after: max(0.001, options.clock.realSeconds(until: at)))
+                }
+            } else {
+                courtesy.speak(text)
+            }
+        case .play(let request):
+            play(request)
+            if playing?.id == request.id { playingMedia = request.media }
         case .begin:
+            courtesy.begin(playingMedia)
             watchDevice(true)
             pumpPlayback()
         case .cut(let id):
@@ -429,7 +464,10 @@ public final class ClockDaemon {
             if let timeout { playbackTimer.arm(after: max(0.0005, timeout)) }
         case .done:
             let report: PlaybackReport
-            if let failure = current.session.failure {
+            if let failure = current.session.failure, failure.kind == .stalled {
+                report = .stalled(
+                    reason: "the sound server stopped taking audio (\(failure.description)); a call may have corked the stream")
+            } else if let failure = current.session.failure {
                 report = .failed(reason: failure.description)
             } else {
                 var onset: Double?
@@ -450,6 +488,8 @@ public final class ClockDaemon {
         playbackTimer.disarm()
         for fd in current.watched { loop.unwatch(fd) }
         current.sink.close()
+        courtesy.end()
+        playingMedia = .leave
         if !options.oneShot && !exited {
             outputs.warmUp(engine.config.device)
             releaseIdlePages()

@@ -70,12 +70,15 @@ public struct StatusReport: Codable, Equatable, Sendable {
     public var chime: String
     /// The output volume in percent (before any quiet-hours lowering).
     public var volume: Int
-    /// RFC 3339 local time when a timed mute ends; nil (and left out) when not muted for a time.
+    /// RFC 3339 local time when a timed mute ends; null when not muted for a time.
     /// Home Assistant's "Mute for" control and state attributes read it.
     public var muteUntil: String?
+    /// The courtesy decision at the last boundary ("speak", "chime-only: call (Zoom, phone)",
+    /// "skip: do-not-disturb (gnome-show-banners)"); null before the first.
+    public var courtesy: String?
 
     enum CodingKeys: String, CodingKey {
-        case driver, next, muted, mute, quiet, last, playing, device, pack, zone, chime, volume
+        case driver, next, muted, mute, quiet, last, playing, device, pack, zone, chime, volume, courtesy
         case skipPending = "skip_pending"
         case stateWarning = "state_warning"
         case muteUntil = "mute_until"
@@ -84,9 +87,10 @@ public struct StatusReport: Codable, Equatable, Sendable {
     public init(
         driver: String, next: Next?, muted: Bool, mute: String, skipPending: Bool, stateWarning: String?,
         quiet: String?, last: Last?, playing: Bool, device: String, pack: String, zone: String,
-        chime: String, volume: Int, muteUntil: String? = nil
+        chime: String, volume: Int, muteUntil: String? = nil, courtesy: String? = nil
     ) {
         self.muteUntil = muteUntil
+        self.courtesy = courtesy
         self.driver = driver
         self.next = next
         self.muted = muted
@@ -119,7 +123,9 @@ public struct StatusReport: Codable, Equatable, Sendable {
         try c.encode(zone, forKey: .zone)
         try c.encode(chime, forKey: .chime)
         try c.encode(volume, forKey: .volume)
-        try c.encodeIfPresent(muteUntil, forKey: .muteUntil)
+        // Every key always present, null where unknown: one shape for every reader.
+        try c.encode(muteUntil, forKey: .muteUntil)
+        try c.encode(courtesy, forKey: .courtesy)
     }
 
     public var json: String { ReportJSON.encode(self) }

@@ -15,6 +15,8 @@ public enum SkipReason: String, Sendable, Hashable {
     case busy
     /// The voice is off at this minute (`voice-at`) and the chime does not ring then.
     case nothingToPlay = "nothing-to-play"
+    /// A call or do-not-disturb, as `[courtesy]` says.
+    case courtesy
 }
 
 /// What to do about one boundary.

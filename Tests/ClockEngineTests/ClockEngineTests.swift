@@ -144,7 +144,10 @@ final class ClockEngineTests: XCTestCase {
         XCTAssertTrue(text.contains("is 600 s away, more than --max-wait 5 s"), text)
         // Within the wait it is answered once the boundary has been spoken.
         XCTAssertTrue(replies(e.handle(.control(.announce(maxWait: 900), ReplyTo(2)), now: t0)).isEmpty)
-        let woke = e.handle(.timer(.boundary, clockWasSet: false, zone: utc), now: t0 + 599)
+        XCTAssertTrue(e.handle(.timer(.boundary, clockWasSet: false, zone: utc), now: t0 + 599).contains {
+            if case .look(Int(t0) + 600) = $0 { return true } else { return false }
+        })
+        let woke = e.handle(.courtesy(boundary: Int(t0) + 600, .nothing), now: t0 + 599.05)
         guard case .play(let play)? = woke.first(where: { if case .play = $0 { return true } else { return false } }) else {
             return XCTFail("\(woke)")
         }
@@ -186,7 +189,8 @@ final class ClockEngineTests: XCTestCase {
             return XCTFail("\(said)")
         }
         _ = e.handle(.playback(id: say.id, .opened), now: t0 + 598)
-        let woke = e.handle(.timer(.boundary, clockWasSet: false, zone: utc), now: t0 + 599)
+        _ = e.handle(.timer(.boundary, clockWasSet: false, zone: utc), now: t0 + 599)
+        let woke = e.handle(.courtesy(boundary: Int(t0) + 600, .nothing), now: t0 + 599.1)
         XCTAssertTrue(woke.contains { if case .cut(say.id) = $0 { return true } else { return false } })
         XCTAssertEqual(outcomes(woke).map(\.kind), [.cut])
         XCTAssertEqual(outcomes(woke).first?.reason, "the boundary 2026-07-01T10:15:00+00:00 is due")
@@ -210,6 +214,96 @@ final class ClockEngineTests: XCTestCase {
             }
         }
         XCTAssertEqual(ControlRequest.commands.count, ControlCommand.all.count)
+    }
+
+    // MARK: Courtesy
+
+    /// Wakes for the 10:15 boundary and answers the look with `findings`; returns the effects.
+    func wakeAndLook(_ e: inout ClockEngine, _ findings: CourtesyFindings) -> [EngineEffect] {
+        _ = e.handle(.start, now: t0)
+        let woke = e.handle(.timer(.boundary, clockWasSet: false, zone: utc), now: t0 + 599)
+        XCTAssertTrue(woke.contains { if case .look = $0 { return true } else { return false } }, "one look, inside the lead")
+        XCTAssertFalse(woke.contains { if case .play = $0 { return true } else { return false } }, "the decision waits for it")
+        return e.handle(.courtesy(boundary: Int(t0) + 600, findings), now: t0 + 599.2)
+    }
+
+    /// A call (a `phone` stream) with `call = "skip"` (the default): the boundary is skipped with
+    /// the reason, and `status` shows the decision.
+    func testACallSkipsTheBoundaryWithItsReason() {
+        var e = engine()
+        let out = wakeAndLook(&e, CourtesyFindings(call: .init(application: "Zoom", role: "phone")))
+        XCTAssertFalse(out.contains { if case .play = $0 { return true } else { return false } })
+        XCTAssertEqual(outcomes(out).map(\.result), ["skipped: courtesy: call (Zoom, phone)"])
+        XCTAssertEqual(e.status(now: t0 + 600).courtesy, "skip: call (Zoom, phone)")
+        XCTAssertEqual(e.armed, Int(t0) + 1500, "the next boundary is armed")
+    }
+
+    /// Do-not-disturb with `do-not-disturb = "chime-only"`: at the top of the hour the chime
+    /// rings without the voice; at a quarter (no chime) nothing sounds.
+    func testDoNotDisturbChimeOnly() {
+        var config = Config()
+        config.courtesy.doNotDisturb = .chimeOnly
+        var e = engine(config: config)
+        let quarter = wakeAndLook(&e, CourtesyFindings(doNotDisturb: .gnomeShowBanners))
+        XCTAssertEqual(outcomes(quarter).first?.kind, .skipped)
+        XCTAssertTrue(outcomes(quarter).first?.reason?.contains("do-not-disturb") ?? false, "\(outcomes(quarter))")
+        // 11:00: the hour chime rings, the voice does not.
+        var hour = engine(config: config)
+        _ = hour.handle(.start, now: t0 + 3000)
+        _ = hour.handle(.timer(.boundary, clockWasSet: false, zone: utc), now: t0 + 3299)
+        let out = hour.handle(.courtesy(boundary: Int(t0) + 3300, CourtesyFindings(doNotDisturb: .gnomeShowBanners)), now: t0 + 3299.1)
+        guard case .play(let play)? = out.first(where: { if case .play = $0 { return true } else { return false } }) else {
+            return XCTFail("\(out)")
+        }
+        XCTAssertTrue(play.planned.plan.voiceClips.isEmpty, "no voice")
+        XCTAssertFalse(play.planned.plan.chime.isEmpty, "the chime")
+    }
+
+    /// Music playing with `media = "duck"`: the announcement carries the plan to lower those
+    /// streams to `duck-percent`; with nothing found it carries `.leave`.
+    func testMediaPlayingIsDuckedAroundTheAnnouncement() {
+        var config = Config()
+        config.courtesy.duckPercent = 25
+        var e = engine(config: config)
+        let out = wakeAndLook(&e, CourtesyFindings(playingStreams: [.init(index: 7, application: "mpv")]))
+        guard case .play(let play)? = out.first(where: { if case .play = $0 { return true } else { return false } }) else {
+            return XCTFail("\(out)")
+        }
+        XCTAssertEqual(play.media, .duck(streams: [7], percent: 25))
+        var quiet = engine()
+        let none = wakeAndLook(&quiet, .nothing)
+        guard case .play(let plain)? = none.first(where: { if case .play = $0 { return true } else { return false } }) else {
+            return XCTFail("\(none)")
+        }
+        XCTAssertEqual(plain.media, .leave)
+        XCTAssertEqual(quiet.status(now: t0 + 600).courtesy, "speak")
+    }
+
+    /// `voice-output = "speech-dispatcher"`: the words go to the speech server at the boundary
+    /// instant; with no chime at a quarter, no sound is played by the clock itself.
+    func testSpeechDispatcherGetsTheWordsAtTheBoundary() {
+        var config = Config()
+        config.voiceOutput = .speechDispatcher
+        var e = engine(config: config)
+        let out = wakeAndLook(&e, .nothing)
+        let texts = out.compactMap { if case .speakText(let t, let at) = $0 { return (t, at) } else { return nil } }
+        XCTAssertEqual(texts.map(\.0), ["ten fifteen AM"])
+        XCTAssertEqual(texts.first?.1, t0 + 600)
+        XCTAssertFalse(out.contains { if case .play = $0 { return true } else { return false } })
+        XCTAssertEqual(outcomes(out).map(\.kind), [.spoke])
+    }
+
+    /// A stream the server stopped taking (corked for a call) is a `cut` outcome.
+    func testAStalledStreamIsCut() {
+        var e = engine()
+        let out = wakeAndLook(&e, .nothing)
+        guard case .play(let play)? = out.first(where: { if case .play = $0 { return true } else { return false } }) else {
+            return XCTFail("\(out)")
+        }
+        _ = e.handle(.playback(id: play.id, .opened), now: t0 + 599.3)
+        let cut = e.handle(.playback(id: play.id, .stalled(reason: "the sound server stopped taking audio")), now: t0 + 602)
+        XCTAssertEqual(outcomes(cut).map(\.kind), [.cut])
+        XCTAssertEqual(outcomes(cut).first?.event.event, .cut)
     }
 }
 

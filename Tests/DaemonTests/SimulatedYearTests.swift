@@ -1024,7 +1024,9 @@ final class SimulatedDaemon {
             }
             if outcome.kind == .cut, outcome.boundary == nil, outcome.reason?.hasPrefix("the boundary") == true { world.sayCutForBoundary() }
         case .startReload: reloadPending = true
-        case .status, .adopt, .log, .exit: break
+        // A headless machine: the look finds nothing (the courtesy decisions have tests of their own).
+        case .look(let boundary): queue.append(.courtesy(boundary: boundary, .nothing))
+        case .status, .adopt, .log, .exit, .speakText: break
         }
     }
 

@@ -32,6 +32,8 @@ final class SimulationTests: XCTestCase {
         private var queue: [EngineEvent] = []
         private var chimeOnly: Set<Int> = []
         private var lastPlayed = 0
+        /// What the courtesy look finds at every boundary (nothing: a headless machine).
+        var findings = CourtesyFindings.nothing
         private var sessions: [Int: (PlaybackSession, RecordingSink, anchor: Double?)] = [:]
 
         var scheduler: AnnouncementScheduler { engine.scheduler }
@@ -91,6 +93,7 @@ final class SimulationTests: XCTestCase {
                 sessions[id] = nil
                 queue.append(.playback(id: id, .finished(onsetErrorMs: 0)))
             case .cut(let id): sessions[id] = nil
+            case .look(let boundary): queue.append(.courtesy(boundary: boundary, findings))
             case .save(_, let request): if let request { queue.append(.saved(request, error: nil)) }
             case .reply(_, let reply): replies.append(reply)
             case .outcome(let o):
