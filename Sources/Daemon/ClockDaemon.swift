@@ -167,7 +167,11 @@ public final class ClockDaemon {
         try MQTTRoom(
             settings: settings, loop: loop, logger: logger,
             state: { [unowned self] in self.engine.status(now: self.options.clock.now()).json },
-            execute: { [unowned self] line, reply in self.control(line, reply) })
+            execute: { [unowned self] line, _ in
+                // Answered through the room in effect when the answer comes: a `reload` that
+                // replaced the room (a changed [mqtt] table) answers through the new one.
+                self.control(line) { [weak self] text in self?.mqtt?.replyWhenConnected(text) }
+            })
     }
 
     // MARK: - Running
@@ -563,7 +567,10 @@ public final class ClockDaemon {
     private func adopt() {
         guard let loaded = arriving else { return }
         arriving = nil
-        let mqttChanged = loaded.config.mqtt != settings.config.mqtt && !options.oneShot
+        // A changed table, or a pack that rings other chimes (the discovery's select changes).
+        let mqttChanged =
+            (loaded.config.mqtt != settings.config.mqtt || loaded.mqtt?.discovery?.text != settings.mqtt?.discovery?.text)
+            && !options.oneShot
         settings = loaded
         if mqttChanged {
             // Reconnect with the new settings: the old room says `offline` and disconnects.

@@ -16,8 +16,9 @@ struct MQTTSettings {
 
     /// Resolves the room (the host name by default) and reads the password file, refusing one
     /// that group or others can read. `configPath` is the file the table came from.
-    static func resolve(_ config: MQTTConfig, configPath: String?, version: String = "unknown") throws(DaemonStartError)
-        -> MQTTSettings
+    /// `chimes`: the chime styles the pack can ring (the Home Assistant select offers only those).
+    static func resolve(_ config: MQTTConfig, configPath: String?, version: String = "unknown", chimes: [String]? = nil)
+        throws(DaemonStartError) -> MQTTSettings
     {
         let room: String
         if let r = config.room {
@@ -48,7 +49,8 @@ struct MQTTSettings {
         if config.discovery {
             settings.discovery = MQTTMessage(
                 topic: HomeAssistantDiscovery.configTopic(prefix: config.discoveryPrefix, room: room),
-                text: HomeAssistantDiscovery.payload(config: config, room: room, version: version).json, qos: 1, retained: true)
+                text: HomeAssistantDiscovery.payload(config: config, room: room, version: version, chimes: chimes).json, qos: 1,
+                retained: true)
             settings.discoveryStatusTopic = HomeAssistantDiscovery.statusTopic(prefix: config.discoveryPrefix)
         }
         return settings
@@ -189,6 +191,9 @@ final class MQTTRoom {
         publishedState = nil
         stateMayHaveChanged()
         publishDiscovery(reason: "connected")
+        let owed = owedReplies
+        owedReplies = []
+        for text in owed { reply(text) }
     }
 
     /// The retained Home Assistant discovery config (nothing with `discovery = false`).
@@ -255,5 +260,15 @@ final class MQTTRoom {
         var t = text
         if t.hasSuffix("\n") { t.removeLast() }
         publish("reply", t, retained: false)
+    }
+
+    /// Replies owed from before this room connected (a `reload` that replaced the room answers
+    /// through the new one).
+    private var owedReplies: [String] = []
+
+    /// Publishes a reply now, or once connected.
+    func replyWhenConnected(_ text: String) {
+        guard client.state == .connected else { return owedReplies.append(text) }
+        reply(text)
     }
 }

@@ -40,12 +40,17 @@ extension ClockDaemon {
     /// device check, the MQTT password file): on a reload this runs off the loop.
     static func loadSettings(_ options: DaemonOptions, checkDevice: Bool) throws(DaemonStartError) -> LoadedSettings {
         let config = try loadConfig(options)
+        let pack = try loadPack(for: config)
         var mqtt: MQTTSettings?
         if let table = config.mqtt, !options.oneShot {
+            // Home Assistant's chime select offers what this pack can ring.
+            let chimes = ChimeStyle.allCases.filter { style in
+                do throws(PackError) { _ = try pack.chimePattern(for: style) } catch { return false }
+                return true
+            }.map(\.rawValue)
             mqtt = try MQTTSettings.resolve(
-                table, configPath: options.configPath ?? defaultConfigPath(), version: options.version)
+                table, configPath: options.configPath ?? defaultConfigPath(), version: options.version, chimes: chimes)
         }
-        let pack = try loadPack(for: config)
         var warning: String?
         if checkDevice, let failure = Outputs.probe(config.device) {
             warning = deviceWarning(config.device, failure)

@@ -130,4 +130,39 @@ final class EngineShellTests: BrokerTestCase {
             _ = d.stop()
         }
     }
+
+    /// A `reload` sent over MQTT that changes the `[mqtt]` table replaces the connection, and its
+    /// reply still arrives, through the new one (before, it was lost with the old connection and
+    /// `reload --everywhere` exited 4).
+    func testAReloadOverMQTTThatChangesTheTableIsAnswered() throws {
+        try brokerUp()
+        let table = "[mqtt]\nbroker = \"mqtt://127.0.0.1:\(port)\"\nroom = \"kitchen\"\ntopic = \"tc\"\ndiscovery = false\n"
+        let config = try writeConfig(table)
+        let d = try start(config: config)
+        XCTAssertTrue(d.waitForLog("mqtt connected", timeout: 15), d.log)
+        let replies = dir.appendingPathComponent("replies.txt")
+        FileManager.default.createFile(atPath: replies.path, contents: nil)
+        let sub = Process()
+        sub.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        sub.arguments = ["mosquitto_sub", "-h", "127.0.0.1", "-p", "\(port)", "-t", "tc/kitchen/reply", "-q", "1"]
+        sub.standardOutput = try FileHandle(forWritingTo: replies)
+        sub.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try sub.run()
+        subscribers.append(sub)
+        func lines() -> [String] {
+            String(decoding: (try? Data(contentsOf: replies)) ?? Data(), as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+        // Subscribed once a `status` sent over MQTT is answered.
+        let subscribed = Date().addingTimeInterval(10)
+        while !lines().contains(where: { $0.hasPrefix("ok driver") }), Date() < subscribed {
+            try publish("tc/kitchen/command", "status")
+            usleep(200_000)
+        }
+        try (table + "keepalive = 45\n").write(to: config, atomically: true, encoding: .utf8)
+        try publish("tc/kitchen/command", "reload")
+        let deadline = Date().addingTimeInterval(15)
+        while !lines().contains(where: { $0.hasPrefix("ok reloaded") }), Date() < deadline { usleep(50_000) }
+        XCTAssertTrue(lines().contains { $0.hasPrefix("ok reloaded") }, "replies: \(lines()); log: \(d.log)")
+        XCTAssertEqual(d.logLines(containing: "mqtt connected").count, 2, "the new settings made a new connection: \(d.log)")
+    }
 }
