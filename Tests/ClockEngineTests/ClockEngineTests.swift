@@ -216,6 +216,18 @@ final class ClockEngineTests: XCTestCase {
         XCTAssertEqual(ControlRequest.commands.count, ControlCommand.all.count)
     }
 
+    /// docs/control-socket.md shows exactly the command table, row for row.
+    func testTheDocumentedCommandTableIsTheTable() throws {
+        let doc = try String(
+            contentsOf: BinaryRunner.packageRoot.appendingPathComponent("docs/control-socket.md"), encoding: .utf8)
+        // The rows of the table that follows its header ("| request | what it does | Home Assistant |").
+        let lines = doc.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let header = try XCTUnwrap(lines.firstIndex(of: "| request | what it does | Home Assistant |"))
+        let rows = Array(lines[(header + 2)...].prefix { $0.hasPrefix("|") })
+        let expected = ControlCommand.all.map { "| `\($0.syntax)` | \($0.help) | \($0.homeAssistant ?? "—") |" }
+        XCTAssertEqual(rows, expected)
+    }
+
     // MARK: Courtesy
 
     /// Wakes for the 10:15 boundary and answers the look with `findings`; returns the effects.
