@@ -165,4 +165,31 @@ final class EngineShellTests: BrokerTestCase {
         XCTAssertTrue(lines().contains { $0.hasPrefix("ok reloaded") }, "replies: \(lines()); log: \(d.log)")
         XCTAssertEqual(d.logLines(containing: "mqtt connected").count, 2, "the new settings made a new connection: \(d.log)")
     }
+
+    /// A state directory that cannot be opened no longer means no single-instance guard: the lock
+    /// moves to the user's runtime directory, and a second daemon is refused (exit 75) instead of
+    /// both speaking every boundary.
+    func testAnUnusableStateDirectoryStillAllowsOneDaemonOnly() throws {
+        let runtime = dir.appendingPathComponent("runtime")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+        chmod(runtime.path, 0o700)
+        let blocked = dir.appendingPathComponent("not-a-directory")
+        try "x".write(to: blocked, atomically: true, encoding: .utf8)
+        let state = blocked.appendingPathComponent("state").path  // under a file: can never be made
+        let first = try DaemonProcess(
+            ["run", "--pack", packPath, "--tz", "UTC", "--device", "null", "--state-dir", state],
+            socket: dir.appendingPathComponent("a/control.sock").path,
+            environment: ["XDG_RUNTIME_DIR": runtime.path, "XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path],
+            logURL: dir.appendingPathComponent("first.log"))
+        daemons.append(first)
+        XCTAssertTrue(first.log.contains("state directory unusable"), first.log)
+        let second = try BinaryRunner.run(
+            ["run", "--pack", packPath, "--tz", "UTC", "--device", "null", "--state-dir", state, "--socket",
+             dir.appendingPathComponent("b/control.sock").path],
+            environment: ["XDG_RUNTIME_DIR": runtime.path, "XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path],
+            timeout: 20, stopAfter: 5)
+        XCTAssertEqual(second.status, 75, second.stderr)
+        XCTAssertTrue(second.stderr.contains("Another talking-clock daemon is already running"), second.stderr)
+    }
 }
+
