@@ -236,7 +236,7 @@ extension ClockEngine {
         out.append(.log(LogLine(.info, "stopping")))
         if let current = playing {
             playing = nil
-            out.append(.cut(id: current.id))
+            out.append(.fadeOut(id: current.id))
             if let boundary = current.boundary {
                 // Spoken (at least in part): the record says so; not an outcome anyone waits on now.
                 resolveWaiters(boundary, .error("not announced: the daemon is stopping", kind: .stale), &out)

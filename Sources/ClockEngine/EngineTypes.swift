@@ -248,6 +248,8 @@ public enum EngineEffect: Sendable {
     case begin(id: Int)
     /// Stop the announcement playing now (its remaining clips report interrupted).
     case cut(id: Int)
+    /// The daemon is stopping: end the announcement playing with a short fade, not a click.
+    case fadeOut(id: Int)
     /// Save the persistent state; with a request, report `.saved` for it.
     case save(PersistentState, for: ReplyTo?)
     case reply(ReplyTo, ControlReply)

@@ -324,6 +324,13 @@ public final class ClockDaemon {
             guard let current = playing, current.id == id else { return }
             current.session.cancel()
             endSession()
+        case .fadeOut(let id):
+            guard let current = playing, current.id == id else { return }
+            // Stopping: the device's queue, then 50 ms falling to silence (at most ~0.2 s); the
+            // loop is leaving, so this one wait on the device is the last thing it does.
+            current.session.fadeOut(frames: current.session.timeline.format.sampleRate / 20)
+            PlaybackRunner.run(current.session, sink: current.sink)
+            endSession()
         case .save(let state, let request):
             var failure: String?
             if let store {

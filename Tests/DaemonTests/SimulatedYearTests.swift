@@ -1026,7 +1026,7 @@ final class SimulatedDaemon {
         case .startReload: reloadPending = true
         // A headless machine: the look finds nothing (the courtesy decisions have tests of their own).
         case .look(let boundary): queue.append(.courtesy(boundary: boundary, .nothing))
-        case .status, .adopt, .log, .exit, .speakText: break
+        case .status, .adopt, .log, .exit, .speakText, .fadeOut: break
         }
     }
 
