@@ -91,7 +91,7 @@ let package = Package(
         .executableTarget(
             name: "talking-clock",
             dependencies: [
-                "TalkingClockCore", "SoundPack", "Playback", "ALSAOutput", "Daemon",
+                "TalkingClockCore", "SoundPack", "Playback", "ALSAOutput", "Daemon", "Courtesy", "TOML", "JSON",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: size,
