@@ -129,8 +129,9 @@ public struct MQTTError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    static func library(_ call: String, _ code: Int32, broker: String) -> MQTTError {
-        let e = errno
+    /// `savedErrno`: the errno of a call made on another thread (errno is per thread).
+    static func library(_ call: String, _ code: Int32, broker: String, savedErrno: Int32? = nil) -> MQTTError {
+        let e = savedErrno ?? errno
         let reason =
             code == Mosquitto.errErrno ? String(cString: Glibc.strerror(e)) + " (errno \(e))" : Mosquitto.strerror(code)
         return MQTTError(
@@ -356,31 +357,35 @@ public final class MQTTClient {
         let call = first ? "mosquitto_connect_async" : "mosquitto_reconnect_async"
         let handle = SendableHandle(mosq: mosq, client: self)
         let (host, port, keepalive) = (options.host, Int32(options.port), Int32(options.keepalive))
+        let callErrno = ErrnoBox()
         let work: () -> Int32 = {
-            first
+            let rc =
+                first
                 ? Mosquitto.connectAsync(handle.mosq, host: host, port: port, keepalive: keepalive)
                 : Mosquitto.reconnectAsync(handle.mosq)
+            callErrno.value = errno  // errno is the calling thread's: keep it for the message
+            return rc
         }
         setState(.connecting)
-        guard let offLoop else { return connectReturned(call, work()) }
+        guard let offLoop else { return connectReturned(call, work(), errno: callErrno.value) }
         resolving = true
         sync()
         offLoop(work) { [self] rc in
             resolving = false
-            connectReturned(call, rc)
+            connectReturned(call, rc, errno: callErrno.value)
             sync()
         }
     }
 
     /// The connect call returned (the name resolved, the TCP connect under way): from now the
     /// connect timeout runs; a stop asked for meanwhile is carried out now.
-    private func connectReturned(_ call: String, _ rc: Int32) {
+    private func connectReturned(_ call: String, _ rc: Int32, errno savedErrno: Int32) {
         connectStarted = Self.now()
         if state == .stopped {
             if Mosquitto.socket(mosq) >= 0 { _ = Mosquitto.disconnect(mosq) }
             return
         }
-        if rc != Mosquitto.success { fail(MQTTError.library(call, rc, broker: options.brokerName)) }
+        if rc != Mosquitto.success { fail(MQTTError.library(call, rc, broker: options.brokerName, savedErrno: savedErrno)) }
     }
 
     /// CONNACK arrived (from inside `mosquitto_loop_read`).
@@ -456,4 +461,9 @@ public final class MQTTClient {
 private struct SendableHandle: @unchecked Sendable {
     let mosq: Mosquitto.Handle
     let client: MQTTClient
+}
+
+/// The errno of the connect call, carried from the thread that made it (read after the job ends).
+private final class ErrnoBox: @unchecked Sendable {
+    var value: Int32 = 0
 }
