@@ -141,7 +141,10 @@ extension ClockEngine {
     /// A trigger (`trigger`, `announce N`, `announce --next`): arm the next boundary if it is within
     /// `maxWait`. With a waiter, the reply comes once the boundary has been decided and played.
     mutating func trigger(maxWait: Double, waiter: ReplyTo?, now: Double, _ out: inout [EngineEffect]) -> ControlReply? {
-        let recent = BoundarySchedule.next(after: now - scheduler.config.lateLimit, in: zone, interval: scheduler.config.interval)
+        // A trigger up to a minute after a boundary that was spoken is told so ("already announced"),
+        // rather than that the next one is too far: the likelier mistake is a late cron line.
+        let recent = BoundarySchedule.next(
+            after: now - max(scheduler.config.lateLimit, 60), in: zone, interval: scheduler.config.interval)
         if case .skip(_, let local, .alreadySpoken) = scheduler.decide(boundary: recent, now: now, in: zone), playing?.boundary != recent {
             let o = Outcome(.skipped, boundary: recent, at: local.rfc3339, reason: SkipReason.alreadySpoken.rawValue, replyKind: .stale)
             last = o
