@@ -195,10 +195,16 @@ public final class ControlServer {
     private func service(_ fd: Int32, events: UInt32) {
         guard let client = clients[fd] else { return }
         let readable = UInt32(EPOLLIN.rawValue) | UInt32(EPOLLHUP.rawValue) | UInt32(EPOLLERR.rawValue)
+        if client.held.count >= Self.maxHeldLines && events & UInt32(EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
+            drop(fd)  // gone while its requests wait unread: nobody is left for the replies
+            return
+        }
         if !client.inputEnded && events & readable != 0 {
             var buffer = [UInt8](repeating: 0, count: 4096)
-            // Bounded reads per wake-up, so one flooding client cannot starve the loop.
-            for _ in 0..<16 {
+            // Bounded reads per wake-up, so one flooding client cannot starve the loop. While
+            // `maxHeldLines` requests wait behind an owed reply nothing more is read (the client's
+            // writes block): every request is answered in turn, none is dropped.
+            for _ in 0..<16 where client.held.count < Self.maxHeldLines {
                 let n = recv(fd, &buffer, buffer.count, 0)
                 if n < 0 {
                     if errno == EAGAIN || errno == EINTR { break }
@@ -209,16 +215,19 @@ public final class ControlServer {
                     endOfInput(fd, client)
                     break
                 }
-                client.deadline = WallClock.monotonic() + Self.idleTimeout
-                client.held += client.framer.append(buffer[0..<n])
-                if client.held.count > Self.maxHeldLines {
-                    drop(fd)  // floods requests while a reply is owed
-                    return
-                }
+                let lines = client.framer.append(buffer[0..<n])
+                // Only a whole request earns more time: a client that trickles one byte every
+                // few seconds is dropped `idleTimeout` after its last complete line.
+                if !lines.isEmpty { client.deadline = WallClock.monotonic() + Self.idleTimeout }
+                client.held += lines
                 process(fd, client)
                 guard clients[fd] != nil else { return }
-                if client.output.count > Self.maxPendingOutput {
-                    drop(fd)  // it sends but never reads
+                // Replies the socket does not take at once wait here; past `maxPendingOutput` the
+                // client sends but does not read.
+                if client.output.count > Self.maxPendingOutput
+                    && (!sendPending(fd, client) || client.output.count > Self.maxPendingOutput)
+                {
+                    drop(fd)
                     return
                 }
             }
@@ -284,22 +293,28 @@ public final class ControlServer {
         }
     }
 
-    private func flush(_ fd: Int32, _ client: Client) {
+    /// Sends what the socket takes now; false when the client is gone.
+    private func sendPending(_ fd: Int32, _ client: Client) -> Bool {
         while !client.output.isEmpty {
-            let n = client.output.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n < 0 && errno != EAGAIN && errno != EINTR {
-                drop(fd)  // EPIPE, ECONNRESET: nobody is left to read
-                return
-            }
+            let n = client.output.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n < 0 && errno != EAGAIN && errno != EINTR { return false }  // EPIPE, ECONNRESET
             if n <= 0 { break }
             client.output.removeFirst(n)
+        }
+        return true
+    }
+
+    private func flush(_ fd: Int32, _ client: Client) {
+        guard sendPending(fd, client) else {
+            drop(fd)  // nobody is left to read
+            return
         }
         if client.inputEnded && client.output.isEmpty && !client.awaiting && client.held.isEmpty {
             drop(fd)  // every request answered
             return
         }
-        let want =
-            (client.inputEnded ? 0 : UInt32(EPOLLIN.rawValue)) | (client.output.isEmpty ? 0 : UInt32(EPOLLOUT.rawValue))
+        let reading = !client.inputEnded && client.held.count < Self.maxHeldLines
+        let want = (reading ? UInt32(EPOLLIN.rawValue) : 0) | (client.output.isEmpty ? 0 : UInt32(EPOLLOUT.rawValue))
         try? loop.watch(fd, events: want) { [unowned self] events in self.service(fd, events: events) }
     }
 
