@@ -26,8 +26,11 @@ func makeAddress(_ path: String) throws(SystemError) -> (sockaddr_un, socklen_t)
     var addr = sockaddr_un()
     addr.sun_family = sa_family_t(AF_UNIX)
     let bytes = Array(path.utf8)
-    guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else {
-        throw SystemError("bind", code: ENAMETOOLONG, context: "socket path \(path)")
+    let limit = MemoryLayout.size(ofValue: addr.sun_path) - 1
+    guard bytes.count <= limit else {
+        throw SystemError(
+            "bind", code: ENAMETOOLONG,
+            context: "the socket path \(path) is \(bytes.count) bytes, but a Unix socket path may have at most \(limit); use a shorter --socket (or XDG_RUNTIME_DIR)")
     }
     withUnsafeMutableBytes(of: &addr.sun_path) { raw in
         for (i, b) in bytes.enumerated() { raw[i] = b }
@@ -348,11 +351,14 @@ public enum ControlClient {
         /// It is listening but did not reply in time (stopped with SIGSTOP, or hung).
         case noAnswer(String)
         case io(String)
+        /// The socket is not one to trust or use: its directory or the process serving it
+        /// belongs to another user, connecting was not permitted, or the path is too long.
+        case refused(String)
 
         public var description: String {
             switch self {
             case .noDaemon(let path): "No talking-clock daemon is running (nothing listens on \(path)); start it with 'talking-clock run' or 'systemctl --user start talking-clock'."
-            case .io(let text), .noAnswer(let text): text
+            case .io(let text), .noAnswer(let text), .refused(let text): text
             }
         }
     }
@@ -363,13 +369,50 @@ public enum ControlClient {
         return true
     }
 
+    /// Connects to the daemon at `path`, trusting it only if it is ours: the socket's directory
+    /// must belong to us (or root), and the process that accepted the connection must run as
+    /// our uid (`SO_PEERCRED`). Without this, another local user who creates
+    /// `/tmp/talking-clock-UID` first (the fallback when there is no runtime directory) could
+    /// answer every command with forged replies.
     static func connect(_ path: String) throws -> Int32 {
+        let limit = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+        guard path.utf8.count <= limit else {
+            throw Failure.refused(
+                "The control socket path \(path) is \(path.utf8.count) bytes, but a Unix socket path may have at most \(limit); use a shorter --socket (or XDG_RUNTIME_DIR).")
+        }
+        let me = getuid()
+        let dir = Format.parentDirectory(of: path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path)
+        var st = stat()
+        if stat(dir, &st) == 0, st.st_uid != me, st.st_uid != 0 {
+            throw Failure.refused(
+                "Refusing the control socket \(path): its directory \(dir) belongs to uid \(st.st_uid), not to you (uid \(me)), so another user may have planted it. Remove that directory (or ask its owner to), or set XDG_RUNTIME_DIR to a private directory of yours.")
+        }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure.io("socket: \(String(cString: strerror(errno)))") }
         var (addr, len) = try makeAddress(path)
         guard withSockaddr(&addr, { Glibc.connect(fd, $0, len) }) == 0 else {
+            let code = errno
             Glibc.close(fd)
-            throw Failure.noDaemon(path)
+            switch code {
+            case EACCES, EPERM:
+                throw Failure.refused(
+                    "Permission denied connecting to the control socket \(path): it (or its directory) belongs to another user, or is not writable by you. Check with 'ls -ld \(dir) \(path)'; your own daemon's socket is under $XDG_RUNTIME_DIR/talking-clock.")
+            case ENOENT, ECONNREFUSED, ENOTDIR:
+                throw Failure.noDaemon(path)
+            default:
+                throw Failure.io("Could not connect to the control socket \(path): \(String(cString: strerror(code))).")
+            }
+        }
+        var cred = tc_peer_credentials()
+        guard tc_peer_credentials(fd, &cred) == 0 else {
+            let code = errno
+            Glibc.close(fd)
+            throw Failure.io("Could not check who serves the control socket \(path): \(String(cString: strerror(code))).")
+        }
+        guard cred.uid == me else {
+            Glibc.close(fd)
+            throw Failure.refused(
+                "Refusing the control socket \(path): it is served by process \(cred.pid) of uid \(cred.uid), not by your own daemon (uid \(me)); its replies cannot be trusted. Remove \(dir) if it is not yours, or set XDG_RUNTIME_DIR to a private directory of yours.")
         }
         return fd
     }

@@ -141,6 +141,7 @@ enum Control {
             switch failure {
             case .noDaemon, .noAnswer: throw CLIError(.noDaemon, failure.description)
             case .io: throw CLIError(.internalError, failure.description)
+            case .refused: throw CLIError(.badInput, failure.description)
             }
         }
         switch ControlReply.parse(line) {
