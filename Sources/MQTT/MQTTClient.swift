@@ -49,6 +49,15 @@ public struct MQTTOptions: Sendable {
     /// The fraction of each reconnect delay taken off at random (0…1), so that rooms that lost the
     /// same broker do not all come back in the same instant. 0: exactly the backoff.
     public var jitter: Double = 0
+    /// Largest payload handed to `onMessage`: a longer one is reported to `onOversized` by its
+    /// length and never copied. (libmosquitto 2.0's client has already read the whole packet
+    /// into its own buffer by then and frees it after the callback: it has no limit of its own
+    /// for incoming packets, so the broker's `max_packet_size` is what bounds that buffer.)
+    public var maximumPayload = 65_536
+    /// A connection that ends sooner than this after it was accepted counts as a takeover
+    /// suspect (see `MQTTClient.shortSessions`), and the backoff goes on growing from where it
+    /// was before that connection.
+    public var stableAfter: Double = 10
 
     public init(
         host: String, port: Int, clientID: String, keepalive: Int = 300, username: String? = nil,
@@ -179,6 +188,8 @@ public final class MQTTClient {
     /// (re)publish availability and retained state here.
     public var onConnect: (() -> Void)?
     public var onMessage: ((MQTTMessage) -> Void)?
+    /// A message whose payload is longer than `options.maximumPayload`: its topic and length.
+    public var onOversized: ((_ topic: String, _ bytes: Int) -> Void)?
     public var onWatch: ((_ old: MQTTWatch, _ new: MQTTWatch) -> Void)? {
         didSet {
             reported = .none
@@ -191,6 +202,12 @@ public final class MQTTClient {
     public private(set) var backoff: Double
     /// Consecutive failed attempts since the last accepted connection.
     public private(set) var failures = 0
+    /// Consecutive connections the broker accepted and then closed within `stableAfter`
+    /// seconds. MQTT 3.1.1 says nothing on the wire when the broker drops a client because
+    /// another connected with the same client id, so a run of these is how a second daemon with
+    /// the same room shows; each such connection also doubles the backoff, so the two stop
+    /// taking the connection from each other every second.
+    public private(set) var shortSessions = 0
 
     private let mosq: Mosquitto.Handle
     private var reported = MQTTWatch.none
@@ -202,6 +219,9 @@ public final class MQTTClient {
     /// Set by the C callbacks during a loop call, acted on after it returns.
     private var refusal: Int32?
     private var tried = false
+    private var connectedAt = 0.0
+    /// The backoff when the current connection was accepted: restored if it ends at once.
+    private var backoffBeforeConnect = 0.0
 
     public init(_ options: MQTTOptions) throws(MQTTError) {
         self.options = options
@@ -243,12 +263,17 @@ public final class MQTTClient {
         Mosquitto.messageCallbackSet(m) { _, obj, msg in
             guard let obj, let msg else { return }
             let m = msg.pointee
+            let client = Unmanaged<MQTTClient>.fromOpaque(obj).takeUnretainedValue()
+            let topic = m.topic.map { String(cString: $0) } ?? ""
+            guard Int(m.payloadlen) <= client.options.maximumPayload else {
+                client.onOversized?(topic, Int(m.payloadlen))
+                return
+            }
             let payload =
                 m.payloadlen > 0 && m.payload != nil
                 ? Array(UnsafeRawBufferPointer(start: m.payload, count: Int(m.payloadlen))) : []
-            let message = MQTTMessage(
-                topic: m.topic.map { String(cString: $0) } ?? "", payload: payload, qos: Int(m.qos), retained: m.retain)
-            Unmanaged<MQTTClient>.fromOpaque(obj).takeUnretainedValue().onMessage?(message)
+            let message = MQTTMessage(topic: topic, payload: payload, qos: Int(m.qos), retained: m.retain)
+            client.onMessage?(message)
         }
     }
 
@@ -354,8 +379,10 @@ public final class MQTTClient {
             return
         }
         failures = 0
+        backoffBeforeConnect = backoff
         backoff = options.backoffInitial
-        lastMisc = Self.now()
+        connectedAt = Self.now()
+        lastMisc = connectedAt
         setState(.connected)
         onConnect?()
     }
@@ -363,6 +390,16 @@ public final class MQTTClient {
     /// A loop call failed or closed the socket.
     private func lost(_ call: String, _ rc: Int32) {
         if state == .stopped { return }
+        if state == .connected {
+            // The backoff starts again only after a connection that lasted; one closed at once
+            // (a takeover by the same client id, a broker that drops us) keeps it growing.
+            if Self.now() - connectedAt >= options.stableAfter {
+                shortSessions = 0
+            } else {
+                shortSessions += 1
+                backoff = backoffBeforeConnect
+            }
+        }
         if Mosquitto.socket(mosq) >= 0 { _ = Mosquitto.disconnect(mosq) }
         if let code = refusal {
             refusal = nil
