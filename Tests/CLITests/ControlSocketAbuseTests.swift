@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TalkingClockCore
 import TestSupport
 import XCTest
 
@@ -44,6 +45,25 @@ final class ControlSocketAbuseTests: XCTestCase {
             }
         }
         XCTAssertTrue(daemon.isRunning)
+    }
+
+    /// The replies name `unskip`: the CLI has it.
+    func testSkipThenUnskipFromTheCommandLine() throws {
+        let skip = try BinaryRunner.run(["skip", "--socket", daemon.socket])
+        XCTAssertEqual(skip.stdout, "the next announcement will be left out ('unskip' takes it back)\n", skip.stderr)
+        let unskip = try BinaryRunner.run(["unskip", "--socket", daemon.socket])
+        XCTAssertEqual(unskip.status, 0, unskip.stderr)
+        XCTAssertEqual(unskip.stdout, "the next announcement will be spoken\n")
+        XCTAssertEqual(try BinaryRunner.run(["unskip", "--socket", daemon.socket]).stdout, "no skip was pending\n")
+    }
+
+    /// A fullwidth digit is named, not "non-text bytes".
+    func testAFullwidthDigitIsNamed() throws {
+        let r = try BinaryRunner.run(["mute", "--for", "５m", "--socket", daemon.socket])
+        XCTAssertEqual(r.status, ExitStatus.badInput.rawValue, r.stderr)
+        XCTAssertEqual(
+            r.stderr,
+            "talking-clock: the request contains '５' (U+FF15), but commands are plain ASCII; write numbers with the digits 0-9, e.g. \"mute for 5m\".\n")
     }
 
     /// A client that sends one byte every 2 s never finishes a request: it is dropped about 10 s
