@@ -125,6 +125,10 @@ public struct MQTTError: Error, Equatable, Sendable, CustomStringConvertible {
             case Int(MOSQ_ERR_ERRNO.rawValue), Int(MOSQ_ERR_NO_CONN.rawValue), Int(MOSQ_ERR_CONN_LOST.rawValue):
                 fix =
                     "check that the broker runs and listens on that host and port; the clock keeps speaking and reconnects"
+            case Int(MOSQ_ERR_EAI.rawValue):
+                // getaddrinfo failed: the broker was never reached, so its log has nothing.
+                fix =
+                    "the broker's host name could not be resolved: check the host in the broker address (or use its IP address) and this machine's DNS; the clock keeps speaking and retries"
             case Int(MOSQ_ERR_INVAL.rawValue):
                 fix = "check the broker address, topic and file names in the configuration"
             default:

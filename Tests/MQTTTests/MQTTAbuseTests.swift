@@ -75,3 +75,19 @@ final class MQTTAbuseTests: XCTestCase {
         XCTAssertTrue(d.run(timeout: 30) { d.connected })
     }
 }
+
+extension MQTTAbuseTests {
+    /// A broker name that does not resolve is a DNS problem, not something in the broker's log.
+    func testAHostNameThatDoesNotResolveSaysSo() throws {
+        var o = MQTTOptions(host: "no-such-broker.invalid", port: 1883, clientID: "tc-dns-\(UUID().uuidString.prefix(8))", keepalive: 60)
+        o.backoffInitial = 30
+        let d = try Driver(o)
+        d.client.start()
+        XCTAssertTrue(d.run(timeout: 30) { d.client.failures >= 1 }, "states: \(d.states)")
+        guard case .waiting(let error, _) = d.states.last else { return XCTFail("not waiting: \(d.states)") }
+        XCTAssertFalse(error.description.contains("see the broker's log"), error.description)
+        XCTAssertTrue(
+            error.description.contains("the broker's host name could not be resolved: check the host in the broker address"),
+            error.description)
+    }
+}
