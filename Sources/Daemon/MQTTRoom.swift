@@ -181,8 +181,9 @@ final class MQTTRoom {
     private func connected() {
         logger.info("mqtt connected", metadata: ["broker": "\(settings.options.brokerName)", "room": "\(settings.room)"])
         do {
-            try client.subscribe("\(base)/command", qos: 1)
-            try client.subscribe("\(settings.topic)/\(MQTTConfig.allRooms)/command", qos: 1)
+            // Retain as published: a command sent with the retain flag is refused whenever it comes.
+            try client.subscribe("\(base)/command", qos: 1, retainAsPublished: true)
+            try client.subscribe("\(settings.topic)/\(MQTTConfig.allRooms)/command", qos: 1, retainAsPublished: true)
             if let status = settings.discoveryStatusTopic { try client.subscribe(status, qos: 1) }
         } catch {
             logger.warning("mqtt subscribe failed", metadata: ["error": "\(error.description)"])
@@ -275,8 +276,9 @@ final class MQTTRoom {
         guard message.topic == "\(base)/command" || message.topic == "\(settings.topic)/\(MQTTConfig.allRooms)/command"
         else { return }
         if message.retained {
-            // Replayed by the broker on subscribe: a `say` retained by mistake must not speak at
-            // every restart.
+            // Replayed by the broker on subscribe, or published retained while we are connected
+            // (seen as such through MQTT 5's retain-as-published): a `say` retained by mistake
+            // must not speak at every restart.
             logger.warning("mqtt retained command ignored", metadata: ["topic": "\(message.topic)", "payload_bytes": "\(message.payload.count)"])
             reply(
                 "error usage: a retained command is never executed; publish commands without the retain flag, and clear this one with: mosquitto_pub -r -n -t '\(message.topic)'"

@@ -106,8 +106,9 @@ public struct MQTTError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch kind {
         case .refused(let code):
+            // 4/5 under MQTT 3.1.1; 134 (bad user name or password) and 135 (not authorized) under MQTT 5.
             let fix =
-                code == 4 || code == 5
+                [4, 5, 134, 135].contains(code)
                 ? "check the username and the password file, and the broker's password_file and ACL"
                 : "check the broker's listener and the client id"
             return "The MQTT broker \(broker) refused the connection: \(reason) (CONNACK \(code)); \(fix)."
@@ -245,6 +246,10 @@ public final class MQTTClient {
                 throw MQTTError.library(call, rc, broker: broker)
             }
         }
+        // MQTT 5: a subscription may ask for the retain flag as the publisher set it (MQTT 3.1.1
+        // clears it on everything but the replay at subscribe), so a command retained while the
+        // room is connected is recognised too.
+        try check("mosquitto_int_option", Mosquitto.useMQTT5(m))
         if let will = options.will {
             try check(
                 "mosquitto_will_set",
@@ -348,9 +353,11 @@ public final class MQTTClient {
         if rc != Mosquitto.success { throw MQTTError.library("mosquitto_publish", rc, broker: options.brokerName) }
     }
 
-    /// Subscribes to a topic filter (`+` and `#` wildcards).
-    public func subscribe(_ pattern: String, qos: Int = 0) throws(MQTTError) {
-        let rc = Mosquitto.subscribe(mosq, pattern: pattern, qos: Int32(qos))
+    /// Subscribes to a topic filter (`+` and `#` wildcards). With `retainAsPublished` each
+    /// message keeps the retain flag its publisher set (MQTT 5), not only those replayed now.
+    public func subscribe(_ pattern: String, qos: Int = 0, retainAsPublished: Bool = false) throws(MQTTError) {
+        let rc = Mosquitto.subscribe(
+            mosq, pattern: pattern, qos: Int32(qos), options: retainAsPublished ? Mosquitto.retainAsPublished : 0)
         defer { sync() }
         if rc != Mosquitto.success { throw MQTTError.library("mosquitto_subscribe", rc, broker: options.brokerName) }
     }
@@ -409,7 +416,8 @@ public final class MQTTClient {
             refusal = nil
             fail(
                 MQTTError(
-                    kind: .refused(code: code), reason: trimmed(Mosquitto.connackString(code)),
+                    kind: .refused(code: code),
+                    reason: trimmed(code >= 128 ? Mosquitto.reasonString(code) : Mosquitto.connackString(code)),
                     broker: options.brokerName))
         } else {
             let code = rc == Mosquitto.success ? Int32(MOSQ_ERR_CONN_LOST.rawValue) : rc

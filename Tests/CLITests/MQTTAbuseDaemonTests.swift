@@ -64,6 +64,21 @@ extension MQTTDaemonTests {
         XCTAssertTrue(d.waitForLog("mqtt commands refused", timeout: 5), d.log)
     }
 
+    /// A command published with the retain flag while the room is connected is refused like one
+    /// replayed at connection: the README says a retained command never runs.
+    func testARetainedCommandWhileConnectedIsNotRun() throws {
+        let w = try watch()
+        let d = try start(config: try writeConfig(table), extra: external)
+        XCTAssertTrue(w.wait("0 tc/kitchen/availability", "online"), d.log)
+        try publish("tc/kitchen/command", "mute for 30m", retain: true)
+        XCTAssertTrue(w.wait("0 tc/kitchen/reply", "error usage: a retained command is never executed"), "\(w.lines)")
+        XCTAssertTrue(try d.request("status json").contains(#""muted":false"#), "the retained mute did not run")
+        try publish("tc/kitchen/command", "", retain: true)
+        // Without the flag it runs.
+        try publish("tc/kitchen/command", "mute for 30m")
+        XCTAssertTrue(w.wait("0 tc/kitchen/reply", "ok muted"), "\(w.lines)")
+    }
+
     func testAnOversizedPayloadIsRefusedByItsLength() throws {
         let w = try watch()
         let d = try start(config: try writeConfig(table), extra: external)
