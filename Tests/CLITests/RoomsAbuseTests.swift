@@ -30,4 +30,35 @@ extension RoomsTests {
         try publish("tc/evil/state", "", retain: true)
         try publish("tc/evil/availability", "", retain: true)
     }
+
+    /// `--everywhere` prints each room's reply escaped: a fake room answering with an escape
+    /// sequence and a newline cannot forge another room's answer.
+    func testEverywhereEscapesReplies() throws {
+        try brokerUp()
+        let kitchen = try config("kitchen")
+        _ = try start("kitchen", config: kitchen)
+        try publish("tc/evil/availability", "online", retain: true)
+        defer { try? publish("tc/evil/availability", "", retain: true) }
+        let commands = try watch("tc/all/command")
+        // The CLI in the background; this test plays the fake room, answering its command with a
+        // hostile reply.
+        let cli = Process()
+        cli.executableURL = BinaryRunner.binary
+        cli.arguments = ["unmute", "--everywhere", "--wait", "10", "--config", kitchen.path]
+        cli.environment = ProcessInfo.processInfo.environment.merging(["XDG_CONFIG_HOME": "/nonexistent/talking-clock-tests"]) { $1 }
+        let out = Pipe()
+        cli.standardOutput = out
+        cli.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try cli.run()
+        XCTAssertTrue(waitUntil(timeout: 20) { commands().contains("tc/all/command unmute") }, "\(commands())")
+        try publish("tc/evil/reply", "ok \u{1B}[2Jdone\nkitchen: ok forged")
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        cli.waitUntilExit()
+        let r = (status: cli.terminationStatus, stdout: stdout, stderr: "")
+        XCTAssertEqual(r.status, 0, r.stdout)
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.filter { $0.hasPrefix("kitchen: ") }.count, 1, r.stdout)
+        XCTAssertTrue(lines.contains(#"evil: ok \u{1B}[2Jdone\u{A}kitchen: ok forged"#), r.stdout)
+        XCTAssertFalse(r.stdout.unicodeScalars.contains { $0.value == 0x1B })
+    }
 }
