@@ -128,6 +128,34 @@ final class LanguagePackTests: XCTestCase {
         }
     }
 
+    /// No shipped clip carries a sound of its neighbour: `scripts/cut-audit` speaks each espeak-ng
+    /// pack's sentences again, finds each clip's cut window at espeak-ng's phoneme events, and
+    /// compares the phonemes inside it with the words spoken alone (and the shipped clip's length
+    /// with the window). French "une", "heure(s)", "deux", "dix", "vingt" and Dutch "nul" were the
+    /// known mis-cuts. Needs espeak-ng's library and data and sox (`install-deps --test`).
+    func testNoShippedEspeakClipCarriesASoundOfItsNeighbour() throws {
+        let script = BinaryRunner.packageRoot.appendingPathComponent("scripts/cut-audit")
+        let log = FixturePack.temporaryDirectory("cut-audit").appendingPathComponent("log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
+        let process = Process()
+        process.executableURL = script
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        process.waitUntilExit()
+        try handle.close()
+        let out = try String(contentsOf: log, encoding: .utf8)
+        XCTAssertEqual(process.terminationStatus, 0, out)
+        for tag in ["de", "fr", "es", "nl", "pl"] {
+            let line = out.split(separator: "\n").first { $0.hasPrefix("\(tag): ") }.map(String.init) ?? ""
+            let counts = line.split(separator: " ").compactMap { Int($0) }
+            XCTAssertEqual(counts.count, 2, "no verdict for \(tag) in\n\(out)")
+            XCTAssertTrue(counts.count == 2 && counts[0] == counts[1] && counts[0] > 40, line)
+        }
+        XCTAssertFalse(out.contains("FAIL"), out)
+    }
+
     /// `scripts/make-pack ARGS` under timeout(1) (10 minutes), its stdout and stderr in one log file.
     static func makePack(_ arguments: [String]) throws -> (status: Int32, log: String) {
         let log = FixturePack.temporaryDirectory("make-pack-log").appendingPathComponent("log")

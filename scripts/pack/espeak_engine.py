@@ -11,6 +11,8 @@ alone.  No silence detection is used to find words.
 """
 
 import ctypes
+import os
+import pickle
 
 import numpy as np
 
@@ -23,7 +25,9 @@ EV_WORD, EV_END, EV_PHONEME = 1, 5, 7
 
 # espeak-ng voice per language tag.
 VOICES = {"de": "de", "fr": "fr", "es": "es", "nl": "nl", "pl": "pl",
-          "it": "it", "ru": "ru", "en-GB": "en-gb", "en-US": "en-us"}
+          "it": "it", "ru": "ru", "en-GB": "en-GB-x-rp", "en-US": "en-us"}
+# (espeak-ng 1.51 has no voice named "en-gb": British English is "en", and "en-GB-x-rp" its
+# Received Pronunciation variant.)
 
 
 class _Event(ctypes.Structure):
@@ -68,18 +72,41 @@ class ESpeak:
         return 0
 
     def synth(self, text):
-        """(samples as float64 in -1..1, [(type, text_position (1-based chars), sample, phoneme)])."""
+        """(samples as float64 in -1..1, [(type, text_position (1-based chars), sample, phoneme)]).
+
+        espeak-ng keeps state from one synthesis to the next (the same sentence comes out a few
+        samples to 50 ms different after another one), and it cannot be reset short of
+        espeak_Terminate, which hangs here. So every sentence is spoken in a forked child of
+        this process, which never speaks itself: each sentence starts from the same state, and
+        its audio and timing do not depend on what was spoken before (scripts/cut-audit can
+        repeat any cut exactly)."""
         if text in self._cache:
             return self._cache[text]
-        self._samples, self._events = [], []
-        data = text.encode("utf-8")
-        rc = self.lib.espeak_Synth(data, len(data) + 1, 0, 0, 0, CHARS_UTF8, None, None)
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(r)
+                self._samples, self._events = [], []
+                data = text.encode("utf-8")
+                rc = self.lib.espeak_Synth(data, len(data) + 1, 0, 0, 0, CHARS_UTF8, None, None)
+                self.lib.espeak_Synchronize()
+                x = (np.concatenate(self._samples).astype(np.float64) / 32768.0
+                     if self._samples else np.zeros(0))
+                with os.fdopen(w, "wb") as f:
+                    pickle.dump((rc, x, list(self._events)), f)
+            finally:
+                os._exit(0)
+        os.close(w)
+        with os.fdopen(r, "rb") as f:
+            payload = f.read()
+        os.waitpid(pid, 0)
+        if not payload:
+            raise RuntimeError(f"espeak-ng: the synthesis of {text!r} died")
+        rc, x, events = pickle.loads(payload)
         if rc != 0:
             raise RuntimeError(f"espeak_Synth failed ({rc}) for {text!r}")
-        self.lib.espeak_Synchronize()
-        x = (np.concatenate(self._samples).astype(np.float64) / 32768.0
-             if self._samples else np.zeros(0))
-        self._cache[text] = (x, list(self._events))
+        self._cache[text] = (x, events)
         return self._cache[text]
 
     def phoneme_count(self, word):

@@ -10,7 +10,7 @@ import unicodedata
 
 import numpy as np
 
-from . import audio, lang_carriers
+from . import audio, espeak_engine, lang_carriers
 
 # Engine per language: festival where Debian main has a voice of the language (or, for
 # en-GB, the same US voice as the default pack: no British festival voice is in Debian main),
@@ -103,6 +103,28 @@ def default_loudness(binary, default_dir, work, rate):
     return audio.integrated_loudness([audio.render(clips, ids) for ids in phrases], rate)
 
 
+def intelligibility(tag, out, binary, repo, log):
+    """A sentence on how well an independent recogniser understands the pack: for en-GB,
+    `scripts/intelligibility` (pocketsphinx, US English model) on the 96 casual quarter hours,
+    voice only and with the bells; for the other languages there is no offline recogniser here."""
+    if tag != "en-GB":
+        return ("Not measured automatically: the only offline recogniser here, pocketsphinx, has "
+                "a US English model only (see `docs/sound-packs.md`).")
+    if shutil.which("pocketsphinx_batch") is None:
+        return "Not measured: pocketsphinx was not installed when this pack was built."
+    got = []
+    for extra in (["--voice-only"], []):
+        r = subprocess.run([os.path.join(repo, "scripts", "intelligibility"), "--binary", binary,
+                            "--pack", out, "--language", "en-GB", "--min", "0", "--jobs", "2"] + extra,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        last = (r.stdout.strip().splitlines() or ["?"])[-1].split(" recognised")[0]
+        got.append(last)
+    log(f"{tag}: pocketsphinx recognised {got[0]} casual quarter hours voice only, {got[1]} with bells")
+    return (f"`scripts/intelligibility --language en-GB` (pocketsphinx, US English model, a grammar "
+            f"in which every quarter form can stand before every hour): {got[0]} of the casual "
+            f"quarter-hour phrases recognised voice only, {got[1]} with the bells.")
+
+
 def find_binary(repo, explicit):
     if explicit:
         return explicit
@@ -161,7 +183,6 @@ def build(tag, out, rate, repo, binary, engine, work, log, model=None):
         from . import piper_engine
         clips, used = piper_engine.make_lang_clips(model, cands, rate, log)
     else:
-        from . import espeak_engine
         clips, used, audit = espeak_engine.make_voice_clips(tag, cands, rate, log)
 
     clips, level = audio.level_pack(clips, rate)
@@ -238,6 +259,18 @@ def build(tag, out, rate, repo, binary, engine, work, log, model=None):
     }
     with open(os.path.join(out, "pack.json"), "w", encoding="utf-8", newline="\n") as f:
         f.write(json.dumps(m, indent=2, ensure_ascii=False) + "\n")
+    cuts = os.path.join(out, "cuts.json")
+    if audit:
+        # What scripts/cut-audit re-checks: the sentence each clip was cut from, the span of its
+        # words, and the phonemes espeak-ng timed inside the cut and for the words alone.
+        record = {"engine": "espeak-ng", "voice": espeak_engine.VOICES[tag], "clips": {
+            w: {"sentence": list(used[w][0]),
+                "span": list(used[w][1]) if not isinstance(used[w][1], int) else [used[w][1]] * 2,
+                "phonemes": audit[w][0], "alone": audit[w][1]} for w in words}}
+        with open(cuts, "w", encoding="utf-8", newline="\n") as f:
+            f.write(json.dumps(record, indent=1, ensure_ascii=False) + "\n")
+    elif os.path.exists(cuts):
+        os.remove(cuts)
 
     vers = versions(pkgs + ["sox", "flac", "python3-numpy"])
     import numpy
@@ -258,7 +291,6 @@ def build(tag, out, rate, repo, binary, engine, work, log, model=None):
                "word's first and last segment), as for the default pack: a cut next to a pause "
                "reaches into it and the trim finds the real edge")
     else:
-        from . import espeak_engine
         engine_version = "eSpeak NG " + espeak_engine.version()
         how = ("espeak-ng's own phoneme timing (the synth callback's `espeakEVENT_PHONEME` "
                "events: the sample where each phoneme starts, and the word in the text it belongs "
@@ -280,7 +312,6 @@ def build(tag, out, rate, repo, binary, engine, work, log, model=None):
         + (f" [{' '.join(audit[w][0])}]" if audit and audit[w][0] is not None else "")
         for w in words for (ws, i) in [used[w]])
     if audit:
-        from . import espeak_engine
         clean = [w for w in words if espeak_engine.same_phonemes(tag, *audit[w])]
         dirty = [w for w in words if w not in clean]
         allo = espeak_engine.ALLOPHONES.get(tag)
@@ -322,6 +353,7 @@ def build(tag, out, rate, repo, binary, engine, work, log, model=None):
         f"no peak went over {audio.PEAK_CAP_DBFS:g} dBFS.")
     loud_table = "\n".join(f"| `{p}` | {v:.2f} | {v - target:+.2f} |" for p, v in loud.items())
     licence_note = (f"`{licence_file}` (Debian package `{licpkg}`)" if licpkg else licence_file)
+    heard = intelligibility(tag, out, binary, repo, log)
     readme = f"""# Sound pack `{tag}`
 
 {desc}, with the default pack's synthesised bells. Every file here is generated by
@@ -372,6 +404,10 @@ to one common level ({level:.1f} dBFS: the loudest the most peaky word can be un
 Format: FLAC, {rate} Hz, mono, 16-bit. `pack.json` declares `"language": "{tag}"` and the
 phrasings; `talking-clock check --pack Sounds/{tag} --language {tag}` proves every minute in
 each.
+
+## Intelligibility
+
+{heard}
 
 ## Loudness
 

@@ -32,7 +32,7 @@ def _load(model_path, want_alignments):
         sys.exit("make-pack: --engine piper needs the piper-tts Python package in the "
                  "interpreter running this script, e.g.\n"
                  "  python3 -m venv ~/piper && ~/piper/bin/pip install piper-tts onnx numpy\n"
-                 "  ~/piper/bin/python3 scripts/make-pack --engine piper --piper-model M.onnx --out DIR")
+                 "  ~/piper/bin/python3 scripts/make-pack --engine piper --model M.onnx --out DIR")
     voice = PiperVoice.load(model_path, include_alignments=want_alignments)
     return voice, SynthesisConfig
 
