@@ -353,6 +353,12 @@ def build(tag, out, rate, repo, binary, engine, work, log, model=None):
         f"no peak went over {audio.PEAK_CAP_DBFS:g} dBFS.")
     loud_table = "\n".join(f"| `{p}` | {v:.2f} | {v - target:+.2f} |" for p, v in loud.items())
     licence_note = (f"`{licence_file}` (Debian package `{licpkg}`)" if licpkg else licence_file)
+    try:
+        from importlib.metadata import version as _module_version
+        loudness_modules = (f"pyloudnorm {_module_version('pyloudnorm')}, "
+                            f"scipy {_module_version('scipy')}")
+    except Exception:
+        loudness_modules = "pyloudnorm"
     heard = intelligibility(tag, out, binary, repo, log)
     readme = f"""# Sound pack `{tag}`
 
@@ -363,16 +369,16 @@ def build(tag, out, rate, repo, binary, engine, work, log, model=None):
 
 On Debian 12, with the talking-clock binary built (`swift build`; the binary knows the grammar):
 
-    scripts/install-deps --packs     # festival + voices, espeak-ng, sox, flac, python3-numpy
+    scripts/install-deps --packs     # festival + voices, espeak-ng, sox, flac, numpy, scipy, pyloudnorm
     scripts/make-pack --language {tag}      # writes Sounds/{tag}
 
-The output is deterministic: the same package versions give byte-identical files (checked by
-building twice, and with Debian's python3 + numpy 1.24 against Python 3.11.7 + numpy 2.4: the
-same clips).
+The output is deterministic: the same package and module versions give byte-identical files
+(checked by building twice). Another numpy or scipy may round the pack's loudness gain
+differently in the last bit.
 
 ### Provenance of this copy
 
-Engine: {engine_version}. Python {sys.version.split()[0]}, numpy {np_version}. Debian packages:
+Engine: {engine_version}. Python {sys.version.split()[0]}, numpy {np_version}, {loudness_modules}. Debian packages:
 
 | package | version |
 | --- | --- |
@@ -383,9 +389,8 @@ Engine: {engine_version}. Python {sys.version.split()[0]}, numpy {np_version}. D
 - Voice: {licence}. The full notice is in {licence_note}.
 - Bells: synthesised by `scripts/pack/bells.py` (the default pack's files, copied), CC0.
 - Modifications (marked, as the voice's notice asks): every clip is cut out of a sentence the
-  voice synthesised, resampled, trimmed, loudness-normalised, peak-limited where needed and faded,
-  as described below; the
-  voice data itself is not modified and not included.
+  voice synthesised, resampled, trimmed, loudness-normalised, peak-limited where needed and
+  faded, as described below; the voice data itself is not modified and not included.
 
 {redistribution}
 
