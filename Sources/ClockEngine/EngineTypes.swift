@@ -209,7 +209,7 @@ public enum PlaybackReport: Sendable, Equatable {
 }
 
 /// Everything that happens to the daemon.
-public enum EngineEvent: Sendable {
+public indirect enum EngineEvent: Sendable {
     /// The loop is ready (the daemon's first event).
     case start
     /// A timer's instant came. `clockWasSet`: the wall clock was stepped (the boundary timer is an
@@ -233,7 +233,7 @@ public enum EngineEvent: Sendable {
 }
 
 /// Everything the engine asks of the world.
-public enum EngineEffect: Sendable {
+public indirect enum EngineEffect: Sendable {
     /// Arm a timer at a clock instant; nil disarms it.
     case arm(EngineTimer, at: Double?)
     /// Look, once and within a bounded time, for a call, do-not-disturb and media playing before
