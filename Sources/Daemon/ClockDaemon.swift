@@ -6,49 +6,6 @@ import Glibc
 import Playback
 import TalkingClockCore
 
-/// What the daemon was started with (command line over config file).
-public struct DaemonOptions {
-    public var configPath: String?
-    public var overrides: ConfigOverrides
-    public var driver: Driver?
-    /// Where mute and the last boundary spoken persist; nil keeps them in memory only (a run on a
-    /// shifted or simulated clock must never change what a real-clock run will do).
-    public var stateDirectory: URL?
-    public var socketPath: String?
-    public var clock: ClockSource
-    /// `announce --next`: announce the next boundary (within `maxWait`) and exit.
-    public var oneShot: Bool
-    public var maxWait: Double
-    /// How long before a boundary the device is opened and fed silence.
-    public var lead: Double
-    /// The program's version, for Home Assistant discovery (`sw`).
-    public var version: String
-
-    public init(
-        configPath: String? = nil, overrides: ConfigOverrides = ConfigOverrides(), driver: Driver? = nil,
-        stateDirectory: URL? = StateStore.defaultDirectory(), socketPath: String? = ControlPaths.socket(),
-        clock: ClockSource = ClockSource(), oneShot: Bool = false, maxWait: Double = 60, lead: Double = 1.0,
-        version: String = "unknown"
-    ) {
-        self.configPath = configPath
-        self.overrides = overrides
-        self.driver = driver
-        self.stateDirectory = stateDirectory
-        self.socketPath = socketPath
-        self.clock = clock
-        self.oneShot = oneShot
-        self.maxWait = maxWait
-        self.lead = lead
-        self.version = version
-    }
-}
-
-/// A failure to start, with the exit status it maps to.
-public struct DaemonStartError: Error, CustomStringConvertible {
-    public var status: ExitStatus
-    public var description: String
-}
-
 /// The user daemon's shell: it owns the file descriptors (the event loop, its timers and signals,
 /// the zone watches, the control socket, MQTT, the sound device) and executes what the pure
 /// `ClockEngine` decides. Every decision is the engine's; nothing here waits on the network or
@@ -118,7 +75,7 @@ public final class ClockDaemon {
         if let directory = options.stateDirectory {
             let store = StateStore(directory: directory)
             try? store.prepareDirectory()  // a directory that cannot be made is reported when saving
-            do { stateLock = try Self.singleInstanceLock(stateDirectory: directory.path) } catch { throw error }
+            stateLock = try StateLock.singleInstance(stateDirectory: directory.path)
             self.store = store
         } else {
             stateLock = nil
@@ -159,45 +116,6 @@ public final class ClockDaemon {
             }
         }
         if let mqttSettings = loaded.mqtt { mqtt = try makeRoom(mqttSettings) }
-    }
-
-    /// The lock that keeps a second daemon with the same state from speaking every boundary too:
-    /// on the state directory, or, when that cannot be opened (read-only, not creatable), on the
-    /// user's own runtime directory, so that an unusable state directory never means two clocks.
-    /// With neither, the daemon refuses to start and says which to fix.
-    static func singleInstanceLock(stateDirectory: String) throws(DaemonStartError) -> StateLock {
-        do {
-            if let lock = try StateLock.acquire(directory: stateDirectory) { return lock }
-        } catch {
-            throw DaemonStartError(status: .busy, description: error.description)
-        }
-        let runtime = ControlPaths.directory()
-        _ = mkdir(runtime, 0o700)
-        var st = stat()
-        // Only a directory of our own: one another user made (the /tmp fallback) could be locked
-        // by them to keep the clock from starting.
-        if lstat(runtime, &st) == 0, st.st_uid == getuid(), (st.st_mode & S_IFMT) == S_IFDIR {
-            do {
-                if let lock = try StateLock.acquire(directory: runtime) {
-                    JournalLog().warning(
-                        "state directory unusable",
-                        metadata: [
-                            "state_dir": stateDirectory, "lock": runtime,
-                            "hint": "mute and the last boundary spoken cannot be kept; fix the directory's permissions or pass --state-dir",
-                        ])
-                    return lock
-                }
-            } catch {
-                throw DaemonStartError(
-                    status: .busy,
-                    description:
-                        "Another talking-clock daemon is already running (it holds the lock on \(runtime), used because the state directory \(stateDirectory) cannot be opened); stop that one first, or fix the state directory.")
-            }
-        }
-        throw DaemonStartError(
-            status: .cannotWrite,
-            description:
-                "The state directory \(stateDirectory) cannot be opened, and neither can the runtime directory \(runtime) (it must be yours); without one of them two daemons could both speak every boundary. Fix the permissions of \(stateDirectory) or pass --state-dir with a directory you own.")
     }
 
     private func makeRoom(_ settings: MQTTSettings) throws(DaemonStartError) -> MQTTRoom {
