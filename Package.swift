@@ -118,7 +118,7 @@ let package = Package(
         .target(name: "TestEnvironment"),
         .target(
             name: "TestSupport",
-            dependencies: ["TalkingClockCore", "TimeZoneRules", "Playback", "SoundPack", "TestEnvironment"]),
+            dependencies: ["TalkingClockCore", "ClockEngine", "TimeZoneRules", "Playback", "SoundPack", "TestEnvironment"]),
 
         .testTarget(name: "TalkingClockCoreTests", dependencies: ["TalkingClockCore", "JSON", "TestSupport"]),
         .testTarget(name: "TimeZoneRulesTests", dependencies: ["TimeZoneRules"]),
