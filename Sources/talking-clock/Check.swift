@@ -64,7 +64,8 @@ struct Check: ParsableCommand {
         try Check.perform(
             pack: settings.pack, packOrigin: settings.packOrigin, device: device ?? (readsFile ? settings.device : nil),
             language: settings.language, styles: [settings.announcementStyle.phrase], chime: settings.chime)
-        Self.printCourtesy(settings)
+        // With a configuration: its courtesy, and what a look finds now (a pack alone is checked alone).
+        if readsFile { Self.printCourtesy(settings) }
     }
 
     /// Loads and checks a pack, printing one line per finding: `problem:` (the pack is broken:
