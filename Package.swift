@@ -12,10 +12,14 @@ let size: [SwiftSetting] = [.unsafeFlags(["-Osize"], .when(configuration: .relea
 // relocation table shrinks from 1 MB to 8 kB, and so does the loader's work at start) and no
 // dynamic export of every public symbol (the Swift static-stdlib link asks for -export-dynamic,
 // which also keeps unused public code alive). No DWARF in the release binary; symbols stay.
+// Identical code folding (--icf=all) merges functions with the same machine code: 0.24 MiB less
+// stripped (15.19 -> 14.95 MiB, 2026-11-26). Nothing in the clock compares function addresses (no
+// Dispatch, no key paths as keys); the release binary is exercised by DebianPackageTests in a clean
+// root and by scripts/bench. -O2 lets lld merge identical string tails (4 kB).
 let lean: [LinkerSetting] = [
     .unsafeFlags(
         ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
-         "-Xlinker", "--strip-debug"],
+         "-Xlinker", "--strip-debug", "-Xlinker", "-O2", "-Xlinker", "--icf=all"],
         .when(configuration: .release))
 ]
 
@@ -91,7 +95,7 @@ let package = Package(
         .executableTarget(
             name: "talking-clock",
             dependencies: [
-                "TalkingClockCore", "SoundPack", "Playback", "ALSAOutput", "Daemon",
+                "TalkingClockCore", "SoundPack", "Playback", "ALSAOutput", "Daemon", "Courtesy", "TOML", "JSON",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: size,
@@ -114,7 +118,7 @@ let package = Package(
         .target(name: "TestEnvironment"),
         .target(
             name: "TestSupport",
-            dependencies: ["TalkingClockCore", "TimeZoneRules", "Playback", "SoundPack", "TestEnvironment"]),
+            dependencies: ["TalkingClockCore", "ClockEngine", "TimeZoneRules", "Playback", "SoundPack", "TestEnvironment"]),
 
         .testTarget(name: "TalkingClockCoreTests", dependencies: ["TalkingClockCore", "JSON", "TestSupport"]),
         .testTarget(name: "TimeZoneRulesTests", dependencies: ["TimeZoneRules"]),

@@ -32,6 +32,9 @@ POINTER(connack_string);
 POINTER(connect_callback_set);
 POINTER(disconnect_callback_set);
 POINTER(message_callback_set);
+POINTER(int_option);
+POINTER(subscribe_v5);
+POINTER(reason_string);
 
 static void load(void) {
     // The soname libmosquitto1 installs (the ABI this header describes).
@@ -68,6 +71,9 @@ static void load(void) {
     RESOLVE(connect_callback_set);
     RESOLVE(disconnect_callback_set);
     RESOLVE(message_callback_set);
+    RESOLVE(int_option);
+    RESOLVE(subscribe_v5);
+    RESOLVE(reason_string);
 #undef RESOLVE
     if (missing) {
         snprintf(failure, sizeof failure,
@@ -173,4 +179,17 @@ void tc_mosquitto_message_callback_set(struct mosquitto *mosq,
                                        void (*on_message)(struct mosquitto *, void *,
                                                           const struct mosquitto_message *)) {
     if (READY) p_message_callback_set(mosq, on_message);
+}
+
+int tc_mosquitto_int_option(struct mosquitto *mosq, enum mosq_opt_t option, int value) {
+    return READY ? p_int_option(mosq, option, value) : MOSQ_ERR_NOT_SUPPORTED;
+}
+
+int tc_mosquitto_subscribe_v5(struct mosquitto *mosq, int *mid, const char *sub, int qos, int options) {
+    return READY ? p_subscribe_v5(mosq, mid, sub, qos, options, NULL) : MOSQ_ERR_NOT_SUPPORTED;
+}
+
+const char *tc_mosquitto_reason_string(int reason_code) {
+    const char *why = tc_mosquitto_load();
+    return why ? why : p_reason_string(reason_code);
 }

@@ -40,32 +40,32 @@ public struct ClockEngine: Sendable {
     }
 
     public let options: Options
-    public private(set) var scheduler: AnnouncementScheduler
-    public private(set) var pack: PackFacts
-    public private(set) var zone: Zone
+    public internal(set) var scheduler: AnnouncementScheduler
+    public internal(set) var pack: PackFacts
+    public internal(set) var zone: Zone
     /// The boundary the timer waits for.
-    public private(set) var armed: Int?
-    private var playing: Playing?
-    private var nextPlayID = 1
-    private var waiters: [(boundary: Int, reply: ReplyTo)] = []
-    private var pendingSaves: [ReplyTo: (state: PersistentState, reply: ControlReply)] = [:]
-    public private(set) var last: Outcome?
+    public internal(set) var armed: Int?
+    var playing: Playing?
+    var nextPlayID = 1
+    var waiters: [(boundary: Int, reply: ReplyTo)] = []
+    var pendingSaves: [ReplyTo: (state: PersistentState, reply: ControlReply)] = [:]
+    public internal(set) var last: Outcome?
     /// Set when the state file could not be read at start; shown until the user sets the mute.
-    public private(set) var stateWarning: String?
-    private var reloadInFlight = false
-    private var reloadAgain = false
-    private var reloadWaiters: [ReplyTo] = []
-    private var nextReloadWaiters: [ReplyTo] = []
+    public internal(set) var stateWarning: String?
+    var reloadInFlight = false
+    var reloadAgain = false
+    var reloadWaiters: [ReplyTo] = []
+    var nextReloadWaiters: [ReplyTo] = []
     /// `volume` and `chime` set while a reload is in flight: applied on top of what it loads.
-    private var setDuringReload: (volume: Int?, chime: ChimeStyle?) = (nil, nil)
-    private var stopping = false
-    private var lastStatus: StatusReport?
-    private var statusTimerAt: Double?
-    private var started = false
+    var setDuringReload: (volume: Int?, chime: ChimeStyle?) = (nil, nil)
+    var stopping = false
+    var lastStatus: StatusReport?
+    var statusTimerAt: Double?
+    var started = false
     /// The boundary whose courtesy look is out (its decision waits for the answer).
-    private var looking: Int?
+    var looking: Int?
     /// The last courtesy decision, in words ("speak", "chime-only: call (Zoom, phone)"), for `status`.
-    public private(set) var lastCourtesy: String?
+    public internal(set) var lastCourtesy: String?
 
     public init(options: Options, settings: EngineSettings, state: PersistentState, stateWarning: String?, zone: Zone) {
         self.options = options
@@ -80,7 +80,7 @@ public struct ClockEngine: Sendable {
     public var isPlaying: Bool { playing != nil }
     /// The boundary of the announcement playing (or opening), if it is one.
     public var playingBoundary: Int? { playing?.boundary }
-    private var timerDriven: Bool { driver == .timer && !options.oneShot }
+    var timerDriven: Bool { driver == .timer && !options.oneShot }
 
     // MARK: - Events
 
@@ -109,7 +109,7 @@ public struct ClockEngine: Sendable {
         return out
     }
 
-    private mutating func start(now: Double, _ out: inout [EngineEffect]) {
+    mutating func start(now: Double, _ out: inout [EngineEffect]) {
         started = true
         if options.oneShot {
             if let reply = trigger(maxWait: options.maxWait, waiter: .oneShot, now: now, &out) {
@@ -140,7 +140,7 @@ public struct ClockEngine: Sendable {
         Double(boundary) - (options.lead + preroll(for: boundary) + scheduler.config.outputLatencyMs / 1000) * options.rate
     }
 
-    private mutating func arm(_ boundary: Int, now: Double, _ out: inout [EngineEffect]) {
+    mutating func arm(_ boundary: Int, now: Double, _ out: inout [EngineEffect]) {
         // Its look is out: the answer decides it; waking for it again would decide it twice.
         if boundary == looking { return }
         armed = boundary
@@ -156,13 +156,13 @@ public struct ClockEngine: Sendable {
         out.append(.arm(.boundary, at: wakeTime(for: boundary)))
     }
 
-    private mutating func disarm(_ out: inout [EngineEffect]) {
+    mutating func disarm(_ out: inout [EngineEffect]) {
         guard armed != nil else { return }
         armed = nil
         out.append(.arm(.boundary, at: nil))
     }
 
-    private mutating func boundaryTimer(clockWasSet: Bool, zone newZone: Zone, now: Double, _ out: inout [EngineEffect]) {
+    mutating func boundaryTimer(clockWasSet: Bool, zone newZone: Zone, now: Double, _ out: inout [EngineEffect]) {
         noteZone(newZone, now: now, &out)
         if clockWasSet {
             // An NTP step or a manual `date`: decide again from the clock as it reads now.
@@ -188,20 +188,20 @@ public struct ClockEngine: Sendable {
 
     /// Asks for the one bounded courtesy look (inside the lead the daemon already woke for); the
     /// decision waits for its answer. Nothing is looked at between boundaries.
-    private mutating func lookThenAnnounce(_ boundary: Int, now: Double, _ out: inout [EngineEffect]) {
+    mutating func lookThenAnnounce(_ boundary: Int, now: Double, _ out: inout [EngineEffect]) {
         armed = nil
         looking = boundary
         out.append(.look(boundary: boundary))
     }
 
-    private mutating func zoneChanged(_ newZone: Zone, now: Double, _ out: inout [EngineEffect]) {
+    mutating func zoneChanged(_ newZone: Zone, now: Double, _ out: inout [EngineEffect]) {
         guard noteZone(newZone, now: now, &out) else { return }
         if timerDriven { arm(scheduler.boundaryToArm(after: nil, now: now, in: zone), now: now, &out) }
     }
 
     /// Makes `newZone` the zone in effect; returns whether it differs from the one before.
     @discardableResult
-    private mutating func noteZone(_ newZone: Zone, now: Double, _ out: inout [EngineEffect]) -> Bool {
+    mutating func noteZone(_ newZone: Zone, now: Double, _ out: inout [EngineEffect]) -> Bool {
         guard newZone != zone else { return false }
         let before = zone
         zone = newZone
@@ -224,7 +224,7 @@ public struct ClockEngine: Sendable {
 
     // MARK: Deciding a boundary
 
-    private mutating func announce(_ boundary: Int, findings: CourtesyFindings, now: Double, _ out: inout [EngineEffect]) {
+    mutating func announce(_ boundary: Int, findings: CourtesyFindings, now: Double, _ out: inout [EngineEffect]) {
         cutIfStale(now: now, &out)
         if let current = playing, current.boundary != boundary {
             // The boundary always wins: an on-demand `say` that would overlap its lead or pre-roll
@@ -279,7 +279,7 @@ public struct ClockEngine: Sendable {
 
     /// Plans and asks the shell to open the device. Returns the failure if it could not be planned.
     @discardableResult
-    private mutating func startPlaying(
+    mutating func startPlaying(
         boundary: Int?, local: LocalDateTime, style: AnnouncementStyle, gain: Float, anchor: Double?, media: MediaPlan = .leave,
         now: Double, sayReply: ReplyTo? = nil, _ out: inout [EngineEffect]
     ) -> Outcome? {
@@ -328,7 +328,7 @@ public struct ClockEngine: Sendable {
 
     // MARK: Playing
 
-    private mutating func playback(_ id: Int, _ report: PlaybackReport, now: Double, _ out: inout [EngineEffect]) {
+    mutating func playback(_ id: Int, _ report: PlaybackReport, now: Double, _ out: inout [EngineEffect]) {
         guard var current = playing, current.id == id else { return }
         switch report {
         case .opened:
@@ -383,7 +383,7 @@ public struct ClockEngine: Sendable {
 
     /// Cuts the announcement playing if the machine slept, or the clock was stepped forward, while
     /// it waited for its instant or played: what is left of it would say a time that has passed.
-    private mutating func cutIfStale(now: Double, _ out: inout [EngineEffect]) {
+    mutating func cutIfStale(now: Double, _ out: inout [EngineEffect]) {
         guard let current = playing, let anchor = current.anchor else { return }
         let slack = max(scheduler.config.lateLimit / options.rate, 1)
         let sound = current.anchorPlayed ? current.soundAfterAnchor : 0
@@ -392,7 +392,7 @@ public struct ClockEngine: Sendable {
     }
 
     /// Cuts the announcement playing (or opening): its outcome is `cut` with `reason`.
-    private mutating func cut(reason: String, kind: ControlErrorKind, now: Double, _ out: inout [EngineEffect]) {
+    mutating func cut(reason: String, kind: ControlErrorKind, now: Double, _ out: inout [EngineEffect]) {
         guard let current = playing else { return }
         playing = nil
         out.append(.cut(id: current.id))
@@ -403,13 +403,13 @@ public struct ClockEngine: Sendable {
     }
 
     /// The one place an outcome is made known: last, the log, MQTT, and the waiters' replies.
-    private mutating func record(_ outcome: Outcome, _ out: inout [EngineEffect]) {
+    mutating func record(_ outcome: Outcome, _ out: inout [EngineEffect]) {
         last = outcome
         out.append(.outcome(outcome))
         if let boundary = outcome.boundary { resolveWaiters(boundary, outcome.reply, &out) }
     }
 
-    private mutating func resolveWaiters(_ boundary: Int, _ reply: ControlReply, _ out: inout [EngineEffect]) {
+    mutating func resolveWaiters(_ boundary: Int, _ reply: ControlReply, _ out: inout [EngineEffect]) {
         let due = waiters.filter { $0.boundary == boundary }
         guard !due.isEmpty else { return }
         waiters.removeAll { $0.boundary == boundary }
@@ -417,251 +417,6 @@ public struct ClockEngine: Sendable {
             out.append(.reply(waiter.reply, reply))
             if waiter.reply == .oneShot { out.append(.exit(Self.exitStatus(reply))) }
         }
-    }
-
-    // MARK: - Control
-
-    private mutating func control(_ request: ControlRequest, _ replyTo: ReplyTo, now: Double, _ out: inout [EngineEffect]) {
-        if let reply = respond(request, replyTo, now: now, &out) { out.append(.reply(replyTo, reply)) }
-    }
-
-    /// The reply now, or nil when it comes later (an `announce`, a `reload`, a mute being saved, a
-    /// `say` whose device is opening).
-    private mutating func respond(_ request: ControlRequest, _ replyTo: ReplyTo, now: Double, _ out: inout [EngineEffect])
-        -> ControlReply?
-    {
-        switch request {
-        case .help: return .ok(ControlRequest.helpText)
-        case .status: return .ok(Self.line(status(now: now)))
-        case .statusJSON: return .ok(status(now: now).json)
-        case .say: return say(at: nil, replyTo, now: now, &out)
-        case .sayAt(let instant): return say(at: instant, replyTo, now: now, &out)
-        case .trigger: return trigger(maxWait: options.maxWait, waiter: nil, now: now, &out)
-        case .announce(let maxWait): return trigger(maxWait: Double(maxWait), waiter: replyTo, now: now, &out)
-        case .mute, .muteFor, .muteUntil, .unmute:
-            var state = scheduler.state
-            switch request {
-            case .mute: state.mute = .muted
-            case .muteFor(let seconds): state.mute = .mutedUntil(Int(now) + seconds)
-            case .muteUntil(let h, let m): state.mute = .mutedUntil(Mute.nextInstant(hour: h, minute: m, after: Int(now), in: zone))
-            default: state.mute = .unmuted
-            }
-            // Applied once it is on disk: a mute that could not be saved is refused, never lost at a restart.
-            pendingSaves[replyTo] = (state, .ok(state.mute.description(in: zone)))
-            out.append(.save(state, for: replyTo))
-            return nil
-        case .skip:
-            if playing != nil {
-                out.append(.log(LogLine(.info, "skip requested", [("action", "cut the current announcement")])))
-                cut(reason: "skip requested", kind: .muted, now: now, &out)
-                return .ok("cut the current announcement")
-            }
-            scheduler.skipNext = true
-            out.append(.log(LogLine(.info, "skip requested", [("action", "leave out the next announcement")])))
-            return .ok("the next announcement will be left out ('unskip' takes it back)")
-        case .unskip:
-            guard scheduler.skipNext else { return .ok("no skip was pending") }
-            scheduler.skipNext = false
-            out.append(.log(LogLine(.info, "skip taken back")))
-            return .ok("the next announcement will be spoken")
-        case .chime(let style):
-            // The same check as at start and reload: the pack must be able to ring it.
-            if let problem = pack.chimeProblem(style) { return .error("chime not changed: \(problem)", kind: .pack) }
-            scheduler.config.chime = style
-            if reloadInFlight { setDuringReload.chime = style }
-            out.append(.log(LogLine(.info, "chime changed", [("chime", style.rawValue), ("until", "reload")])))
-            rearmForNewSettings(now: now, &out)
-            return .ok("chime \(style.rawValue) (until reload or restart; set chime in the config to keep it)")
-        case .volume(let percent):
-            scheduler.config.volume = percent
-            if reloadInFlight { setDuringReload.volume = percent }
-            out.append(.log(LogLine(.info, "volume changed", [("volume", "\(percent)"), ("until", "reload")])))
-            return .ok("volume \(percent) (until reload or restart; set volume in the config to keep it)")
-        case .reload:
-            requestReload(replyTo, &out)
-            return nil
-        }
-    }
-
-    /// A changed chime may change the pre-roll of the boundary armed: wake for it at the new time.
-    private mutating func rearmForNewSettings(now: Double, _ out: inout [EngineEffect]) {
-        if let boundary = armed, timerDriven { arm(boundary, now: now, &out) }
-    }
-
-    private mutating func saved(_ replyTo: ReplyTo, error: String?, now: Double, _ out: inout [EngineEffect]) {
-        guard let pending = pendingSaves.removeValue(forKey: replyTo) else { return }
-        if let error {
-            out.append(.reply(replyTo, .error("mute state not changed: \(error)", kind: .state)))
-            return
-        }
-        scheduler.state = pending.state
-        stateWarning = nil
-        out.append(.log(LogLine(.info, "mute changed", [("mute", "\(pending.state.mute)")])))
-        if let current = playing, let b = current.boundary, pending.state.mute.isMuted(at: b) {
-            // Muted while its announcement waits for the boundary or plays: silence now.
-            cut(reason: "muted", kind: .muted, now: now, &out)
-        }
-        out.append(.reply(replyTo, pending.reply))
-    }
-
-    /// `say` (now) and `say at T` (first sample at `T`, within the late limit and the horizon).
-    private mutating func say(at instant: Double?, _ replyTo: ReplyTo, now: Double, _ out: inout [EngineEffect]) -> ControlReply? {
-        var ahead = 0.0
-        if let instant {
-            let at = Format.fixed(instant, 3)
-            ahead = instant - now
-            out.append(.log(LogLine(.info, "say at", [("instant", at), ("ahead_s", Format.fixed(ahead, 3))])))
-            guard ahead <= ControlRequest.sayAtHorizon else {
-                return .error(
-                    "say at \(at) is \(Format.fixed(ahead, 1)) s ahead, more than \(Int(ControlRequest.sayAtHorizon)) s; send it closer to the instant (say --everywhere picks the next whole second at least 0.5 s away)",
-                    kind: .usage)
-            }
-            guard -ahead <= scheduler.config.lateLimit else {
-                return .error(
-                    "say at \(at) arrived \(Format.fixed(-ahead, 3)) s after its instant, more than late-limit (\(Format.fixed(scheduler.config.lateLimit, 1)) s); nothing spoken. Check that this machine's clock is synchronised (chronyc tracking) and the broker is reachable",
-                    kind: .stale)
-            }
-        }
-        if let current = playing {
-            if let b = current.boundary {
-                return .error(
-                    "the announcement for \(CivilTime.local(b, in: zone).rfc3339) is playing or about to; try again when it ends, or 'skip' it",
-                    kind: .busy)
-            }
-            cut(reason: "replaced by another say", kind: .muted, now: now, &out)  // a later `say` replaces an earlier one
-        }
-        let spokenAt = max(instant ?? now, now)
-        let local = CivilTime.local(Int(spokenAt.rounded(.down)), in: zone)
-        var style = scheduler.config.announcementStyle
-        style.chime = .none  // on demand: just the time
-        let anchor = (instant != nil && ahead > 0) ? instant : nil
-        if let failure = startPlaying(
-            boundary: nil, local: local, style: style, gain: Float(scheduler.config.volume) / 100, anchor: anchor, now: now,
-            sayReply: replyTo, &out)
-        {
-            return .error("failed: \(failure.reason ?? "")", kind: failure.replyKind)
-        }
-        let text = playing?.text ?? ""
-        if let instant {
-            let at = Format.fixed(instant, 3)
-            playing?.sayReplyText =
-                ahead > 0
-                ? "speaking \"\(text)\" at \(at) (in \(Format.fixed(ahead, 3)) s)"
-                : "speaking \"\(text)\" now, \(Format.fixed(-ahead, 3)) s late (say at \(at) arrived after its instant)"
-        } else {
-            playing?.sayReplyText = "speaking \(text)"
-        }
-        return nil
-    }
-
-    /// A trigger (`trigger`, `announce N`, `announce --next`): arm the next boundary if it is within
-    /// `maxWait`. With a waiter, the reply comes once the boundary has been decided and played.
-    private mutating func trigger(maxWait: Double, waiter: ReplyTo?, now: Double, _ out: inout [EngineEffect]) -> ControlReply? {
-        let recent = BoundarySchedule.next(after: now - scheduler.config.lateLimit, in: zone, interval: scheduler.config.interval)
-        if case .skip(_, let local, .alreadySpoken) = scheduler.decide(boundary: recent, now: now, in: zone), playing?.boundary != recent {
-            let o = Outcome(.skipped, boundary: recent, at: local.rfc3339, reason: SkipReason.alreadySpoken.rawValue, replyKind: .stale)
-            last = o
-            out.append(.outcome(o))
-            return .error("\(local.rfc3339) was already announced", kind: .stale)
-        }
-        let boundary = scheduler.nextBoundary(after: now - scheduler.config.lateLimit, in: zone)
-        let local = CivilTime.local(boundary, in: zone)
-        let wait = Double(boundary) - now
-        out.append(.log(LogLine(.info, "trigger", [("boundary", local.rfc3339), ("wait_s", Format.fixed(wait, 1))])))
-        // The wait is checked first, whatever is armed: on the timer driver the next boundary is
-        // always armed, and `announce --next --max-wait 5` must not wait a quarter of an hour.
-        guard wait <= maxWait || playing?.boundary == boundary else {
-            return .error(
-                "the next boundary (\(local.rfc3339)) is \(Int(wait.rounded())) s away, more than --max-wait \(Int(maxWait)) s; trigger closer to it",
-                kind: .stale)
-        }
-        if playing?.boundary == boundary || armed == boundary || looking == boundary {
-            guard let waiter else { return .ok("already announcing \(local.rfc3339)") }
-            waiters.append((boundary, waiter))
-            return nil
-        }
-        if let waiter { waiters.append((boundary, waiter)) }
-        if now >= wakeTime(for: boundary) {
-            lookThenAnnounce(boundary, now: now, &out)  // already inside the lead and pre-roll (or late, within the late limit)
-        } else {
-            arm(boundary, now: now, &out)
-        }
-        return waiter == nil ? .ok("announcing \(local.rfc3339) in \(Format.fixed(max(0, wait), 1)) s") : nil
-    }
-
-    // MARK: Reload
-
-    private mutating func requestReload(_ replyTo: ReplyTo?, _ out: inout [EngineEffect]) {
-        if reloadInFlight {
-            reloadAgain = true
-            if let replyTo { nextReloadWaiters.append(replyTo) }
-            return
-        }
-        reloadInFlight = true
-        setDuringReload = (nil, nil)
-        if let replyTo { reloadWaiters.append(replyTo) }
-        out.append(.startReload)
-    }
-
-    private mutating func reloaded(
-        _ result: Result<EngineSettings, SettingsFailure>, zone newZone: Zone, now: Double, _ out: inout [EngineEffect]
-    ) {
-        let reply: ControlReply
-        switch result {
-        case .failure(let failure):
-            out.append(.log(LogLine(.error, "reload refused", [("reason", failure.message)])))
-            reply = .error("reload refused, the previous configuration and pack stay: \(failure.message)", kind: failure.kind)
-        case .success(var settings):
-            // What was set while the reload ran was set after it read the file: it stands.
-            if let volume = setDuringReload.volume { settings.config.volume = volume }
-            if let chime = setDuringReload.chime {
-                if let problem = settings.pack.chimeProblem(chime) {
-                    out.append(.log(LogLine(.warning, "chime set during reload dropped", [("chime", chime.rawValue), ("reason", problem)])))
-                } else {
-                    settings.config.chime = chime
-                }
-            }
-            scheduler.config = settings.config
-            pack = settings.pack
-            noteZone(newZone, now: now, &out)
-            out.append(.adopt(settings.config))
-            out.append(.log(LogLine(.info, "reloaded", [("pack", pack.name), ("device", settings.config.device)])))
-            // Also while playing: the boundary armed may not be one in the new zone or interval.
-            if timerDriven {
-                arm(scheduler.boundaryToArm(after: nil, now: now, in: zone), now: now, &out)
-            } else if armed != nil, let boundary = armed {
-                arm(boundary, now: now, &out)
-            }
-            reply = .ok("reloaded" + (settings.warning.map { "; warning: \($0)" } ?? ""))
-        }
-        for waiter in reloadWaiters { out.append(.reply(waiter, reply)) }
-        reloadWaiters = []
-        reloadInFlight = false
-        setDuringReload = (nil, nil)
-        if reloadAgain {
-            reloadAgain = false
-            reloadWaiters = nextReloadWaiters
-            nextReloadWaiters = []
-            reloadInFlight = true
-            out.append(.startReload)
-        }
-    }
-
-    private mutating func stop(_ out: inout [EngineEffect]) {
-        stopping = true
-        out.append(.log(LogLine(.info, "stopping")))
-        if let current = playing {
-            playing = nil
-            out.append(.cut(id: current.id))
-            if let boundary = current.boundary {
-                // Spoken (at least in part): the record says so; not an outcome anyone waits on now.
-                resolveWaiters(boundary, .error("not announced: the daemon is stopping", kind: .stale), &out)
-            }
-        }
-        for boundary in Set(waiters.map(\.boundary)) {
-            resolveWaiters(boundary, .error("not announced: the daemon is stopping", kind: .stale), &out)
-        }
-        out.append(.exit(.ok))
     }
 
     // MARK: - Status
@@ -703,7 +458,7 @@ public struct ClockEngine: Sendable {
 
     /// After every event: the status if it changed, and the status timer at the next instant the
     /// status changes by itself (a timed mute running out), so no surface shows a stale mute.
-    private mutating func finish(now: Double, _ out: inout [EngineEffect]) {
+    mutating func finish(now: Double, _ out: inout [EngineEffect]) {
         guard started else { return }
         let s = status(now: now)
         if s != lastStatus {

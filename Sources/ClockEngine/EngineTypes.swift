@@ -209,7 +209,7 @@ public enum PlaybackReport: Sendable, Equatable {
 }
 
 /// Everything that happens to the daemon.
-public enum EngineEvent: Sendable {
+public indirect enum EngineEvent: Sendable {
     /// The loop is ready (the daemon's first event).
     case start
     /// A timer's instant came. `clockWasSet`: the wall clock was stepped (the boundary timer is an
@@ -233,7 +233,7 @@ public enum EngineEvent: Sendable {
 }
 
 /// Everything the engine asks of the world.
-public enum EngineEffect: Sendable {
+public indirect enum EngineEffect: Sendable {
     /// Arm a timer at a clock instant; nil disarms it.
     case arm(EngineTimer, at: Double?)
     /// Look, once and within a bounded time, for a call, do-not-disturb and media playing before
@@ -248,6 +248,8 @@ public enum EngineEffect: Sendable {
     case begin(id: Int)
     /// Stop the announcement playing now (its remaining clips report interrupted).
     case cut(id: Int)
+    /// The daemon is stopping: end the announcement playing with a short fade, not a click.
+    case fadeOut(id: Int)
     /// Save the persistent state; with a request, report `.saved` for it.
     case save(PersistentState, for: ReplyTo?)
     case reply(ReplyTo, ControlReply)

@@ -6,49 +6,6 @@ import Glibc
 import Playback
 import TalkingClockCore
 
-/// What the daemon was started with (command line over config file).
-public struct DaemonOptions {
-    public var configPath: String?
-    public var overrides: ConfigOverrides
-    public var driver: Driver?
-    /// Where mute and the last boundary spoken persist; nil keeps them in memory only (a run on a
-    /// shifted or simulated clock must never change what a real-clock run will do).
-    public var stateDirectory: URL?
-    public var socketPath: String?
-    public var clock: ClockSource
-    /// `announce --next`: announce the next boundary (within `maxWait`) and exit.
-    public var oneShot: Bool
-    public var maxWait: Double
-    /// How long before a boundary the device is opened and fed silence.
-    public var lead: Double
-    /// The program's version, for Home Assistant discovery (`sw`).
-    public var version: String
-
-    public init(
-        configPath: String? = nil, overrides: ConfigOverrides = ConfigOverrides(), driver: Driver? = nil,
-        stateDirectory: URL? = StateStore.defaultDirectory(), socketPath: String? = ControlPaths.socket(),
-        clock: ClockSource = ClockSource(), oneShot: Bool = false, maxWait: Double = 60, lead: Double = 1.0,
-        version: String = "unknown"
-    ) {
-        self.configPath = configPath
-        self.overrides = overrides
-        self.driver = driver
-        self.stateDirectory = stateDirectory
-        self.socketPath = socketPath
-        self.clock = clock
-        self.oneShot = oneShot
-        self.maxWait = maxWait
-        self.lead = lead
-        self.version = version
-    }
-}
-
-/// A failure to start, with the exit status it maps to.
-public struct DaemonStartError: Error, CustomStringConvertible {
-    public var status: ExitStatus
-    public var description: String
-}
-
 /// The user daemon's shell: it owns the file descriptors (the event loop, its timers and signals,
 /// the zone watches, the control socket, MQTT, the sound device) and executes what the pure
 /// `ClockEngine` decides. Every decision is the engine's; nothing here waits on the network or
@@ -69,7 +26,7 @@ public final class ClockDaemon {
     private let loop: EventLoop
     /// nil: the state lives in memory only (see `DaemonOptions.stateDirectory`).
     private let store: StateStore?
-    /// Held for the daemon's lifetime: one daemon per state directory.
+    /// Held for the daemon's lifetime: one daemon per state directory (see `singleInstanceLock`).
     private let stateLock: StateLock?
     private let notifier = SystemdNotifier()
     private var engine: ClockEngine
@@ -118,9 +75,7 @@ public final class ClockDaemon {
         if let directory = options.stateDirectory {
             let store = StateStore(directory: directory)
             try? store.prepareDirectory()  // a directory that cannot be made is reported when saving
-            do { stateLock = try StateLock.acquire(directory: directory.path) } catch {
-                throw DaemonStartError(status: .busy, description: error.description)
-            }
+            stateLock = try StateLock.singleInstance(stateDirectory: directory.path)
             self.store = store
         } else {
             stateLock = nil
@@ -286,6 +241,13 @@ public final class ClockDaemon {
         case .cut(let id):
             guard let current = playing, current.id == id else { return }
             current.session.cancel()
+            endSession()
+        case .fadeOut(let id):
+            guard let current = playing, current.id == id else { return }
+            // Stopping: the device's queue, then 50 ms falling to silence (at most ~0.2 s); the
+            // loop is leaving, so this one wait on the device is the last thing it does.
+            current.session.fadeOut(frames: current.session.timeline.format.sampleRate / 20)
+            PlaybackRunner.run(current.session, sink: current.sink)
             endSession()
         case .save(let state, let request):
             var failure: String?

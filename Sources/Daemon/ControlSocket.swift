@@ -26,8 +26,11 @@ func makeAddress(_ path: String) throws(SystemError) -> (sockaddr_un, socklen_t)
     var addr = sockaddr_un()
     addr.sun_family = sa_family_t(AF_UNIX)
     let bytes = Array(path.utf8)
-    guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else {
-        throw SystemError("bind", code: ENAMETOOLONG, context: "socket path \(path)")
+    let limit = MemoryLayout.size(ofValue: addr.sun_path) - 1
+    guard bytes.count <= limit else {
+        throw SystemError(
+            "bind", code: ENAMETOOLONG,
+            context: "the socket path \(path) is \(bytes.count) bytes, but a Unix socket path may have at most \(limit); use a shorter --socket (or XDG_RUNTIME_DIR)")
     }
     withUnsafeMutableBytes(of: &addr.sun_path) { raw in
         for (i, b) in bytes.enumerated() { raw[i] = b }
@@ -195,10 +198,16 @@ public final class ControlServer {
     private func service(_ fd: Int32, events: UInt32) {
         guard let client = clients[fd] else { return }
         let readable = UInt32(EPOLLIN.rawValue) | UInt32(EPOLLHUP.rawValue) | UInt32(EPOLLERR.rawValue)
+        if client.held.count >= Self.maxHeldLines && events & UInt32(EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
+            drop(fd)  // gone while its requests wait unread: nobody is left for the replies
+            return
+        }
         if !client.inputEnded && events & readable != 0 {
             var buffer = [UInt8](repeating: 0, count: 4096)
-            // Bounded reads per wake-up, so one flooding client cannot starve the loop.
-            for _ in 0..<16 {
+            // Bounded reads per wake-up, so one flooding client cannot starve the loop. While
+            // `maxHeldLines` requests wait behind an owed reply nothing more is read (the client's
+            // writes block): every request is answered in turn, none is dropped.
+            for _ in 0..<16 where client.held.count < Self.maxHeldLines {
                 let n = recv(fd, &buffer, buffer.count, 0)
                 if n < 0 {
                     if errno == EAGAIN || errno == EINTR { break }
@@ -209,16 +218,19 @@ public final class ControlServer {
                     endOfInput(fd, client)
                     break
                 }
-                client.deadline = WallClock.monotonic() + Self.idleTimeout
-                client.held += client.framer.append(buffer[0..<n])
-                if client.held.count > Self.maxHeldLines {
-                    drop(fd)  // floods requests while a reply is owed
-                    return
-                }
+                let lines = client.framer.append(buffer[0..<n])
+                // Only a whole request earns more time: a client that trickles one byte every
+                // few seconds is dropped `idleTimeout` after its last complete line.
+                if !lines.isEmpty { client.deadline = WallClock.monotonic() + Self.idleTimeout }
+                client.held += lines
                 process(fd, client)
                 guard clients[fd] != nil else { return }
-                if client.output.count > Self.maxPendingOutput {
-                    drop(fd)  // it sends but never reads
+                // Replies the socket does not take at once wait here; past `maxPendingOutput` the
+                // client sends but does not read.
+                if client.output.count > Self.maxPendingOutput
+                    && (!sendPending(fd, client) || client.output.count > Self.maxPendingOutput)
+                {
+                    drop(fd)
                     return
                 }
             }
@@ -284,22 +296,28 @@ public final class ControlServer {
         }
     }
 
-    private func flush(_ fd: Int32, _ client: Client) {
+    /// Sends what the socket takes now; false when the client is gone.
+    private func sendPending(_ fd: Int32, _ client: Client) -> Bool {
         while !client.output.isEmpty {
-            let n = client.output.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n < 0 && errno != EAGAIN && errno != EINTR {
-                drop(fd)  // EPIPE, ECONNRESET: nobody is left to read
-                return
-            }
+            let n = client.output.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n < 0 && errno != EAGAIN && errno != EINTR { return false }  // EPIPE, ECONNRESET
             if n <= 0 { break }
             client.output.removeFirst(n)
+        }
+        return true
+    }
+
+    private func flush(_ fd: Int32, _ client: Client) {
+        guard sendPending(fd, client) else {
+            drop(fd)  // nobody is left to read
+            return
         }
         if client.inputEnded && client.output.isEmpty && !client.awaiting && client.held.isEmpty {
             drop(fd)  // every request answered
             return
         }
-        let want =
-            (client.inputEnded ? 0 : UInt32(EPOLLIN.rawValue)) | (client.output.isEmpty ? 0 : UInt32(EPOLLOUT.rawValue))
+        let reading = !client.inputEnded && client.held.count < Self.maxHeldLines
+        let want = (reading ? UInt32(EPOLLIN.rawValue) : 0) | (client.output.isEmpty ? 0 : UInt32(EPOLLOUT.rawValue))
         try? loop.watch(fd, events: want) { [unowned self] events in self.service(fd, events: events) }
     }
 
@@ -333,11 +351,14 @@ public enum ControlClient {
         /// It is listening but did not reply in time (stopped with SIGSTOP, or hung).
         case noAnswer(String)
         case io(String)
+        /// The socket is not one to trust or use: its directory or the process serving it
+        /// belongs to another user, connecting was not permitted, or the path is too long.
+        case refused(String)
 
         public var description: String {
             switch self {
             case .noDaemon(let path): "No talking-clock daemon is running (nothing listens on \(path)); start it with 'talking-clock run' or 'systemctl --user start talking-clock'."
-            case .io(let text), .noAnswer(let text): text
+            case .io(let text), .noAnswer(let text), .refused(let text): text
             }
         }
     }
@@ -348,13 +369,50 @@ public enum ControlClient {
         return true
     }
 
+    /// Connects to the daemon at `path`, trusting it only if it is ours: the socket's directory
+    /// must belong to us (or root), and the process that accepted the connection must run as
+    /// our uid (`SO_PEERCRED`). Without this, another local user who creates
+    /// `/tmp/talking-clock-UID` first (the fallback when there is no runtime directory) could
+    /// answer every command with forged replies.
     static func connect(_ path: String) throws -> Int32 {
+        let limit = MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
+        guard path.utf8.count <= limit else {
+            throw Failure.refused(
+                "The control socket path \(path) is \(path.utf8.count) bytes, but a Unix socket path may have at most \(limit); use a shorter --socket (or XDG_RUNTIME_DIR).")
+        }
+        let me = getuid()
+        let dir = Format.parentDirectory(of: path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path)
+        var st = stat()
+        if stat(dir, &st) == 0, st.st_uid != me, st.st_uid != 0 {
+            throw Failure.refused(
+                "Refusing the control socket \(path): its directory \(dir) belongs to uid \(st.st_uid), not to you (uid \(me)), so another user may have planted it. Remove that directory (or ask its owner to), or set XDG_RUNTIME_DIR to a private directory of yours.")
+        }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure.io("socket: \(String(cString: strerror(errno)))") }
         var (addr, len) = try makeAddress(path)
         guard withSockaddr(&addr, { Glibc.connect(fd, $0, len) }) == 0 else {
+            let code = errno
             Glibc.close(fd)
-            throw Failure.noDaemon(path)
+            switch code {
+            case EACCES, EPERM:
+                throw Failure.refused(
+                    "Permission denied connecting to the control socket \(path): it (or its directory) belongs to another user, or is not writable by you. Check with 'ls -ld \(dir) \(path)'; your own daemon's socket is under $XDG_RUNTIME_DIR/talking-clock.")
+            case ENOENT, ECONNREFUSED, ENOTDIR:
+                throw Failure.noDaemon(path)
+            default:
+                throw Failure.io("Could not connect to the control socket \(path): \(String(cString: strerror(code))).")
+            }
+        }
+        var cred = tc_peer_credentials()
+        guard tc_peer_credentials(fd, &cred) == 0 else {
+            let code = errno
+            Glibc.close(fd)
+            throw Failure.io("Could not check who serves the control socket \(path): \(String(cString: strerror(code))).")
+        }
+        guard cred.uid == me else {
+            Glibc.close(fd)
+            throw Failure.refused(
+                "Refusing the control socket \(path): it is served by process \(cred.pid) of uid \(cred.uid), not by your own daemon (uid \(me)); its replies cannot be trusted. Remove \(dir) if it is not yours, or set XDG_RUNTIME_DIR to a private directory of yours.")
         }
         return fd
     }

@@ -43,6 +43,7 @@ struct MQTTSettings {
             caFile: config.tls ? (config.caFile ?? "/etc/ssl/certs/ca-certificates.crt") : nil,
             will: MQTTMessage(topic: "\(config.topic)/\(room)/availability", text: "offline", qos: 1, retained: true))
         options.backoffMax = 60
+        options.maximumPayload = MQTTRoom.maximumPayload
         // Many rooms losing one broker come back spread over the second half of each delay.
         options.jitter = 0.5
         var settings = MQTTSettings(options: options, room: room, topic: config.topic)
@@ -135,6 +136,7 @@ final class MQTTRoom {
         client.onState = { [unowned self] in self.stateChanged($0) }
         client.onConnect = { [unowned self] in self.connected() }
         client.onMessage = { [unowned self] in self.received($0) }
+        client.onOversized = { [unowned self] in self.oversized(topic: $0, bytes: $1) }
         if settings.discovery != nil {
             do {
                 try loop.watch(discoveryTimer.fd, events: UInt32(EPOLLIN.rawValue)) { [unowned self] _ in
@@ -181,8 +183,9 @@ final class MQTTRoom {
     private func connected() {
         logger.info("mqtt connected", metadata: ["broker": "\(settings.options.brokerName)", "room": "\(settings.room)"])
         do {
-            try client.subscribe("\(base)/command", qos: 1)
-            try client.subscribe("\(settings.topic)/\(MQTTConfig.allRooms)/command", qos: 1)
+            // Retain as published: a command sent with the retain flag is refused whenever it comes.
+            try client.subscribe("\(base)/command", qos: 1, retainAsPublished: true)
+            try client.subscribe("\(settings.topic)/\(MQTTConfig.allRooms)/command", qos: 1, retainAsPublished: true)
             if let status = settings.discoveryStatusTopic { try client.subscribe(status, qos: 1) }
         } catch {
             logger.warning("mqtt subscribe failed", metadata: ["error": "\(error.description)"])
@@ -208,11 +211,58 @@ final class MQTTRoom {
     }
 
     private func stateChanged(_ state: MQTTState) {
+        if case .waiting(_, let retry) = state, client.shortSessions >= Self.takeoverSuspicion {
+            // MQTT 3.1.1 gives no reason when the broker drops a client for another with the
+            // same client id; a run of connections closed at once is how it shows.
+            logger.warning(
+                "mqtt room taken over",
+                metadata: [
+                    "room": "\(settings.room)", "client_id": "\(settings.options.clientID)",
+                    "closed_at_once": "\(client.shortSessions)", "retry_s": "\(Format.fixed(retry, 1))",
+                    "error":
+                        "The broker \(settings.options.brokerName) closed \(client.shortSessions) connections in a row within \(Int(settings.options.stableAfter)) s of accepting them: another client uses the client id \(settings.options.clientID), most likely a second talking-clock with room = \"\(settings.room)\" (on this or another machine). Give each clock its own room; this one backs off (at most \(Int(settings.options.backoffMax)) s between attempts).",
+                ])
+            return
+        }
         if case .waiting(let error, let retry) = state {
             // Once per failure: the backoff doubles up to a minute, so at most ~60 lines an hour.
             logger.warning(
                 "mqtt not connected",
                 metadata: ["error": "\(error.description)", "retry_s": "\(Format.fixed(retry, 1))"])
+        }
+    }
+
+    /// Connections closed at once, in a row, before the room says it is taken over.
+    static let takeoverSuspicion = 3
+
+    /// Largest MQTT payload copied out of libmosquitto's buffer (`MQTTOptions.maximumPayload`).
+    static let maximumPayload = 65_536
+
+    /// Commands run from MQTT: a burst of `commandBurst`, then `commandsPerSecond` (a token
+    /// bucket). 3,000 `say` in a second restarted the announcement hundreds of times.
+    static let commandBurst = 10.0
+    static let commandsPerSecond = 2.0
+    private var tokens = MQTTRoom.commandBurst
+    private var tokensAt = 0.0
+    /// Commands refused by the rate limit since the last one that ran (logged, and answered
+    /// once per refusal run so a flood does not become a flood of replies).
+    private var refused = 0
+
+    /// Takes a token for one command; false when the bucket is empty.
+    private func admit(now: Double) -> Bool {
+        tokens = min(Self.commandBurst, tokens + (now - tokensAt) * Self.commandsPerSecond)
+        tokensAt = now
+        guard tokens >= 1 else { return false }
+        tokens -= 1
+        return true
+    }
+
+    private func oversized(topic: String, bytes: Int) {
+        logger.warning(
+            "mqtt message too large",
+            metadata: ["topic": "\(topic)", "payload_bytes": "\(bytes)", "limit_bytes": "\(Self.maximumPayload)"])
+        if topic == "\(base)/command" || topic == "\(settings.topic)/\(MQTTConfig.allRooms)/command" {
+            reply("error usage: the command is \(bytes) bytes, more than \(Self.maximumCommand); send one control line such as 'mute for 30m'.")
         }
     }
 
@@ -231,8 +281,9 @@ final class MQTTRoom {
         guard message.topic == "\(base)/command" || message.topic == "\(settings.topic)/\(MQTTConfig.allRooms)/command"
         else { return }
         if message.retained {
-            // Replayed by the broker on subscribe: a `say` retained by mistake must not speak at
-            // every restart.
+            // Replayed by the broker on subscribe, or published retained while we are connected
+            // (seen as such through MQTT 5's retain-as-published): a `say` retained by mistake
+            // must not speak at every restart.
             logger.warning("mqtt retained command ignored", metadata: ["topic": "\(message.topic)", "payload_bytes": "\(message.payload.count)"])
             reply(
                 "error usage: a retained command is never executed; publish commands without the retain flag, and clear this one with: mosquitto_pub -r -n -t '\(message.topic)'"
@@ -251,6 +302,21 @@ final class MQTTRoom {
         if bytes.contains(10) {
             reply("error usage: one command per message; the payload has several lines.")
             return
+        }
+        guard admit(now: MQTTClient.now()) else {
+            refused += 1
+            if refused == 1 {
+                logger.warning(
+                    "mqtt command flood",
+                    metadata: ["topic": "\(message.topic)", "burst": "\(Int(Self.commandBurst))", "per_second": "\(Format.fixed(Self.commandsPerSecond, 0))"])
+                reply(
+                    "error busy: more than \(Int(Self.commandBurst)) commands at once (then \(Format.fixed(Self.commandsPerSecond, 0)) a second) on MQTT; this one and those that follow it too fast are not run.")
+            }
+            return
+        }
+        if refused > 0 {
+            logger.warning("mqtt commands refused", metadata: ["count": "\(refused)", "reason": "rate limit"])
+            refused = 0
         }
         logger.info("mqtt command", metadata: ["topic": "\(message.topic)", "bytes": "\(bytes.count)"])
         execute(bytes) { [weak self] text in self?.reply(text) }

@@ -57,12 +57,17 @@ public enum PackLocator {
     }
 
     /// A pack given as a directory path (contains "/" or exists) or as a name.
-    public static func locate(_ pack: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> Result<URL, LocateError> {
+    /// - Parameter executable: the binary whose place decides the search path (tests pass one
+    ///   outside any checkout).
+    public static func locate(
+        _ pack: String, environment: [String: String] = ProcessInfo.processInfo.environment,
+        executable: String? = PackLocator.executable
+    ) -> Result<URL, LocateError> {
         var isDir = false
         if pack.contains("/") || (FileManager.default.fileExists(atPath: pack, isDirectory: &isDir) && isDir) {
             return .success(URL(fileURLWithPath: pack))
         }
-        let searched = searchPaths(environment: environment)
+        let searched = searchPaths(environment: environment, executable: executable)
         // A regional variant with no pack of its own speaks with its base language's pack
         // (de-AT with "de"): every directory is searched for the variant's pack first.
         let fallback = SpokenLanguages.packFallback(of: pack)

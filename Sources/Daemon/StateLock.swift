@@ -46,3 +46,44 @@ public final class StateLock {
 
     deinit { Glibc.close(fd) }
 }
+
+extension StateLock {
+    /// The lock that keeps a second daemon with the same state from speaking every boundary too:
+    /// on the state directory, or, when that cannot be opened (read-only, not creatable), on the
+    /// user's own runtime directory, so that an unusable state directory never means two clocks.
+    /// With neither, the daemon refuses to start and says which to fix.
+    static func singleInstance(stateDirectory: String) throws(DaemonStartError) -> StateLock {
+        do {
+            if let lock = try StateLock.acquire(directory: stateDirectory) { return lock }
+        } catch {
+            throw DaemonStartError(status: .busy, description: error.description)
+        }
+        let runtime = ControlPaths.directory()
+        _ = mkdir(runtime, 0o700)
+        var st = stat()
+        // Only a directory of our own: one another user made (the /tmp fallback) could be locked
+        // by them to keep the clock from starting.
+        if lstat(runtime, &st) == 0, st.st_uid == getuid(), (st.st_mode & S_IFMT) == S_IFDIR {
+            do {
+                if let lock = try StateLock.acquire(directory: runtime) {
+                    JournalLog().warning(
+                        "state directory unusable",
+                        metadata: [
+                            "state_dir": stateDirectory, "lock": runtime,
+                            "hint": "mute and the last boundary spoken cannot be kept; fix the directory's permissions or pass --state-dir",
+                        ])
+                    return lock
+                }
+            } catch {
+                throw DaemonStartError(
+                    status: .busy,
+                    description:
+                        "Another talking-clock daemon is already running (it holds the lock on \(runtime), used because the state directory \(stateDirectory) cannot be opened); stop that one first, or fix the state directory.")
+            }
+        }
+        throw DaemonStartError(
+            status: .cannotWrite,
+            description:
+                "The state directory \(stateDirectory) cannot be opened, and neither can the runtime directory \(runtime) (it must be yours); without one of them two daemons could both speak every boundary. Fix the permissions of \(stateDirectory) or pass --state-dir with a directory you own.")
+    }
+}

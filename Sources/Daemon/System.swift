@@ -56,6 +56,21 @@ public enum ZoneResolver {
     /// symlink points to (`/usr/share/zoneinfo/Europe/London` → Europe/London), else the name in
     /// `/etc/timezone`, else "localtime".
     static func systemZone(zones: ZoneLookup, localtime: String = "/etc/localtime") throws(ZoneError) -> Zone {
+        // Something that is there but is no file (a named pipe, a directory, a device) is an
+        // error by name, not UTC without a word; only nothing at all (or a dangling link) is UTC.
+        var st = stat()
+        if stat(localtime, &st) == 0, st.st_mode & S_IFMT != S_IFREG {
+            let kind: String
+            switch st.st_mode & S_IFMT {
+            case S_IFIFO: kind = "a named pipe"
+            case S_IFDIR: kind = "a directory"
+            case S_IFCHR, S_IFBLK: kind = "a device"
+            case S_IFSOCK: kind = "a socket"
+            default: kind = "not a regular file"
+            }
+            throw ZoneError(
+                "The system zone file \(localtime) is \(kind), not a zone file. Fix it with 'timedatectl set-timezone NAME' (or link it to a file under /usr/share/zoneinfo), or set TZ.")
+        }
         switch readZoneFile(localtime) {
         case .missing: return .utc
         case .unreadable(let reason):

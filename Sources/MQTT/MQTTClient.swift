@@ -49,6 +49,15 @@ public struct MQTTOptions: Sendable {
     /// The fraction of each reconnect delay taken off at random (0…1), so that rooms that lost the
     /// same broker do not all come back in the same instant. 0: exactly the backoff.
     public var jitter: Double = 0
+    /// Largest payload handed to `onMessage`: a longer one is reported to `onOversized` by its
+    /// length and never copied. (libmosquitto 2.0's client has already read the whole packet
+    /// into its own buffer by then and frees it after the callback: it has no limit of its own
+    /// for incoming packets, so the broker's `max_packet_size` is what bounds that buffer.)
+    public var maximumPayload = 65_536
+    /// A connection that ends sooner than this after it was accepted counts as a takeover
+    /// suspect (see `MQTTClient.shortSessions`), and the backoff goes on growing from where it
+    /// was before that connection.
+    public var stableAfter: Double = 10
 
     public init(
         host: String, port: Int, clientID: String, keepalive: Int = 300, username: String? = nil,
@@ -97,8 +106,9 @@ public struct MQTTError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch kind {
         case .refused(let code):
+            // 4/5 under MQTT 3.1.1; 134 (bad user name or password) and 135 (not authorized) under MQTT 5.
             let fix =
-                code == 4 || code == 5
+                [4, 5, 134, 135].contains(code)
                 ? "check the username and the password file, and the broker's password_file and ACL"
                 : "check the broker's listener and the client id"
             return "The MQTT broker \(broker) refused the connection: \(reason) (CONNACK \(code)); \(fix)."
@@ -120,6 +130,10 @@ public struct MQTTError: Error, Equatable, Sendable, CustomStringConvertible {
             case Int(MOSQ_ERR_ERRNO.rawValue), Int(MOSQ_ERR_NO_CONN.rawValue), Int(MOSQ_ERR_CONN_LOST.rawValue):
                 fix =
                     "check that the broker runs and listens on that host and port; the clock keeps speaking and reconnects"
+            case Int(MOSQ_ERR_EAI.rawValue):
+                // getaddrinfo failed: the broker was never reached, so its log has nothing.
+                fix =
+                    "the broker's host name could not be resolved: check the host in the broker address (or use its IP address) and this machine's DNS; the clock keeps speaking and retries"
             case Int(MOSQ_ERR_INVAL.rawValue):
                 fix = "check the broker address, topic and file names in the configuration"
             default:
@@ -129,8 +143,9 @@ public struct MQTTError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    static func library(_ call: String, _ code: Int32, broker: String) -> MQTTError {
-        let e = errno
+    /// `savedErrno`: the errno of a call made on another thread (errno is per thread).
+    static func library(_ call: String, _ code: Int32, broker: String, savedErrno: Int32? = nil) -> MQTTError {
+        let e = savedErrno ?? errno
         let reason =
             code == Mosquitto.errErrno ? String(cString: Glibc.strerror(e)) + " (errno \(e))" : Mosquitto.strerror(code)
         return MQTTError(
@@ -183,6 +198,8 @@ public final class MQTTClient {
     /// (re)publish availability and retained state here.
     public var onConnect: (() -> Void)?
     public var onMessage: ((MQTTMessage) -> Void)?
+    /// A message whose payload is longer than `options.maximumPayload`: its topic and length.
+    public var onOversized: ((_ topic: String, _ bytes: Int) -> Void)?
     public var onWatch: ((_ old: MQTTWatch, _ new: MQTTWatch) -> Void)? {
         didSet {
             reported = .none
@@ -195,6 +212,12 @@ public final class MQTTClient {
     public private(set) var backoff: Double
     /// Consecutive failed attempts since the last accepted connection.
     public private(set) var failures = 0
+    /// Consecutive connections the broker accepted and then closed within `stableAfter`
+    /// seconds. MQTT 3.1.1 says nothing on the wire when the broker drops a client because
+    /// another connected with the same client id, so a run of these is how a second daemon with
+    /// the same room shows; each such connection also doubles the backoff, so the two stop
+    /// taking the connection from each other every second.
+    public private(set) var shortSessions = 0
 
     private let mosq: Mosquitto.Handle
     private var reported = MQTTWatch.none
@@ -214,6 +237,9 @@ public final class MQTTClient {
     /// per attempt when the DNS server does not answer), and the owner's loop must never wait on
     /// the network. nil: the call runs inline (a one-connection probe has nothing else to do).
     public var offLoop: ((_ work: @escaping () -> Int32, _ done: @escaping (Int32) -> Void) -> Void)?
+    private var connectedAt = 0.0
+    /// The backoff when the current connection was accepted: restored if it ends at once.
+    private var backoffBeforeConnect = 0.0
 
     public init(_ options: MQTTOptions) throws(MQTTError) {
         self.options = options
@@ -233,6 +259,10 @@ public final class MQTTClient {
                 throw MQTTError.library(call, rc, broker: broker)
             }
         }
+        // MQTT 5: a subscription may ask for the retain flag as the publisher set it (MQTT 3.1.1
+        // clears it on everything but the replay at subscribe), so a command retained while the
+        // room is connected is recognised too.
+        try check("mosquitto_int_option", Mosquitto.useMQTT5(m))
         if let will = options.will {
             try check(
                 "mosquitto_will_set",
@@ -255,12 +285,17 @@ public final class MQTTClient {
         Mosquitto.messageCallbackSet(m) { _, obj, msg in
             guard let obj, let msg else { return }
             let m = msg.pointee
+            let client = Unmanaged<MQTTClient>.fromOpaque(obj).takeUnretainedValue()
+            let topic = m.topic.map { String(cString: $0) } ?? ""
+            guard Int(m.payloadlen) <= client.options.maximumPayload else {
+                client.onOversized?(topic, Int(m.payloadlen))
+                return
+            }
             let payload =
                 m.payloadlen > 0 && m.payload != nil
                 ? Array(UnsafeRawBufferPointer(start: m.payload, count: Int(m.payloadlen))) : []
-            let message = MQTTMessage(
-                topic: m.topic.map { String(cString: $0) } ?? "", payload: payload, qos: Int(m.qos), retained: m.retain)
-            Unmanaged<MQTTClient>.fromOpaque(obj).takeUnretainedValue().onMessage?(message)
+            let message = MQTTMessage(topic: topic, payload: payload, qos: Int(m.qos), retained: m.retain)
+            client.onMessage?(message)
         }
     }
 
@@ -336,10 +371,12 @@ public final class MQTTClient {
         if rc != Mosquitto.success { throw MQTTError.library("mosquitto_publish", rc, broker: options.brokerName) }
     }
 
-    /// Subscribes to a topic filter (`+` and `#` wildcards).
-    public func subscribe(_ pattern: String, qos: Int = 0) throws(MQTTError) {
+    /// Subscribes to a topic filter (`+` and `#` wildcards). With `retainAsPublished` each
+    /// message keeps the retain flag its publisher set (MQTT 5), not only those replayed now.
+    public func subscribe(_ pattern: String, qos: Int = 0, retainAsPublished: Bool = false) throws(MQTTError) {
         guard !resolving else { throw MQTTError.library("mosquitto_subscribe", Int32(MOSQ_ERR_NO_CONN.rawValue), broker: options.brokerName) }
-        let rc = Mosquitto.subscribe(mosq, pattern: pattern, qos: Int32(qos))
+        let rc = Mosquitto.subscribe(
+            mosq, pattern: pattern, qos: Int32(qos), options: retainAsPublished ? Mosquitto.retainAsPublished : 0)
         defer { sync() }
         if rc != Mosquitto.success { throw MQTTError.library("mosquitto_subscribe", rc, broker: options.brokerName) }
     }
@@ -356,31 +393,35 @@ public final class MQTTClient {
         let call = first ? "mosquitto_connect_async" : "mosquitto_reconnect_async"
         let handle = SendableHandle(mosq: mosq, client: self)
         let (host, port, keepalive) = (options.host, Int32(options.port), Int32(options.keepalive))
+        let callErrno = ErrnoBox()
         let work: () -> Int32 = {
-            first
+            let rc =
+                first
                 ? Mosquitto.connectAsync(handle.mosq, host: host, port: port, keepalive: keepalive)
                 : Mosquitto.reconnectAsync(handle.mosq)
+            callErrno.value = errno  // errno is the calling thread's: keep it for the message
+            return rc
         }
         setState(.connecting)
-        guard let offLoop else { return connectReturned(call, work()) }
+        guard let offLoop else { return connectReturned(call, work(), errno: callErrno.value) }
         resolving = true
         sync()
         offLoop(work) { [self] rc in
             resolving = false
-            connectReturned(call, rc)
+            connectReturned(call, rc, errno: callErrno.value)
             sync()
         }
     }
 
     /// The connect call returned (the name resolved, the TCP connect under way): from now the
     /// connect timeout runs; a stop asked for meanwhile is carried out now.
-    private func connectReturned(_ call: String, _ rc: Int32) {
+    private func connectReturned(_ call: String, _ rc: Int32, errno savedErrno: Int32) {
         connectStarted = Self.now()
         if state == .stopped {
             if Mosquitto.socket(mosq) >= 0 { _ = Mosquitto.disconnect(mosq) }
             return
         }
-        if rc != Mosquitto.success { fail(MQTTError.library(call, rc, broker: options.brokerName)) }
+        if rc != Mosquitto.success { fail(MQTTError.library(call, rc, broker: options.brokerName, savedErrno: savedErrno)) }
     }
 
     /// CONNACK arrived (from inside `mosquitto_loop_read`).
@@ -390,8 +431,10 @@ public final class MQTTClient {
             return
         }
         failures = 0
+        backoffBeforeConnect = backoff
         backoff = options.backoffInitial
-        lastMisc = Self.now()
+        connectedAt = Self.now()
+        lastMisc = connectedAt
         setState(.connected)
         onConnect?()
     }
@@ -399,12 +442,23 @@ public final class MQTTClient {
     /// A loop call failed or closed the socket.
     private func lost(_ call: String, _ rc: Int32) {
         if state == .stopped { return }
+        if state == .connected {
+            // The backoff starts again only after a connection that lasted; one closed at once
+            // (a takeover by the same client id, a broker that drops us) keeps it growing.
+            if Self.now() - connectedAt >= options.stableAfter {
+                shortSessions = 0
+            } else {
+                shortSessions += 1
+                backoff = backoffBeforeConnect
+            }
+        }
         if Mosquitto.socket(mosq) >= 0 { _ = Mosquitto.disconnect(mosq) }
         if let code = refusal {
             refusal = nil
             fail(
                 MQTTError(
-                    kind: .refused(code: code), reason: trimmed(Mosquitto.connackString(code)),
+                    kind: .refused(code: code),
+                    reason: trimmed(code >= 128 ? Mosquitto.reasonString(code) : Mosquitto.connackString(code)),
                     broker: options.brokerName))
         } else {
             let code = rc == Mosquitto.success ? Int32(MOSQ_ERR_CONN_LOST.rawValue) : rc
@@ -456,4 +510,9 @@ public final class MQTTClient {
 private struct SendableHandle: @unchecked Sendable {
     let mosq: Mosquitto.Handle
     let client: MQTTClient
+}
+
+/// The errno of the connect call, carried from the thread that made it (read after the job ends).
+private final class ErrnoBox: @unchecked Sendable {
+    var value: Int32 = 0
 }

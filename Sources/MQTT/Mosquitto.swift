@@ -74,6 +74,21 @@ enum Mosquitto {
         tc_mosquitto_subscribe(m, nil, pattern, qos)
     }
 
+    /// `mosquitto_int_option(MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5)`: before connecting.
+    static func useMQTT5(_ m: Handle) -> Int32 {
+        tc_mosquitto_int_option(m, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5)
+    }
+
+    /// `mosquitto_subscribe_v5` with the subscription options (`MQTT_SUB_OPT_*`).
+    static func subscribe(_ m: Handle, pattern: String, qos: Int32, options: Int32) -> Int32 {
+        tc_mosquitto_subscribe_v5(m, nil, pattern, qos, options)
+    }
+
+    /// `mosquitto_reason_string`: the text for an MQTT 5 reason code (a CONNACK refusal).
+    static func reasonString(_ code: Int32) -> String { String(cString: tc_mosquitto_reason_string(code)) }
+
+    static let retainAsPublished = Int32(MQTT_SUB_OPT_RETAIN_AS_PUBLISHED.rawValue)
+
     /// `mosquitto_strerror`: the text for a `MOSQ_ERR_*` code.
     static func strerror(_ code: Int32) -> String { String(cString: tc_mosquitto_strerror(code)) }
 

@@ -39,7 +39,7 @@ public final class PlaybackSession {
 
     public let timeline: Timeline
     private let sink: any AudioSink
-    private let pcm: [Int16]
+    private var pcm: [Int16]
     private let anchorAt: Double?
     private let clock: () -> Double
     private let onClip: (TimelineItem, ClipResult) -> Void
@@ -142,6 +142,31 @@ public final class PlaybackSession {
             fail(error)
             return .done
         }
+    }
+
+    /// Ends the announcement softly (SIGTERM, not a click): what the device already holds plays,
+    /// then the next `frames` frames fall linearly to silence and nothing after them is written.
+    /// Clips that end after that report `.interrupted`. Pump until `.done` to play the ramp.
+    public func fadeOut(frames: Int) {
+        guard state == .playing || state == .priming else { return cancel() }
+        if state == .priming {
+            // Not started: nothing of it has been heard; end on the silence already written.
+            return cancel()
+        }
+        let end = min(pcm.count, pcmPosition + max(0, frames) * channels)
+        let rampFrames = (end - pcmPosition) / max(1, channels)
+        for frame in 0..<rampFrames {
+            let gain = Float(rampFrames - frame) / Float(max(1, rampFrames + 1))
+            for c in 0..<channels {
+                let i = pcmPosition + frame * channels + c
+                pcm[i] = Int16((Float(pcm[i]) * gain).rounded())
+            }
+        }
+        pcm.removeSubrange(end...)
+        let lastFrame = (timelineStart ?? 0) + end / max(1, channels)
+        let cutOff = pending.filter { timeline.items[$0].end + (timelineStart ?? 0) > lastFrame }
+        for index in cutOff { onClip(timeline.items[index], .interrupted) }
+        pending.removeAll { cutOff.contains($0) }
     }
 
     /// Cuts the announcement: unplayed clips report `.interrupted`; queued frames are discarded.

@@ -15,13 +15,16 @@ public enum Conversion {
         let from = audio.format.channels
         guard from != channels else { return audio }
         let frames = audio.frames
+        // `audio.samples` converts 16-bit storage to a new float array on every read: read it
+        // once. Indexing it inside the loop made this quadratic (93 s for one `say`).
+        let samples = audio.samples
         var out = [Float](repeating: 0, count: frames * channels)
         for f in 0..<frames {
             if from == 1 {
-                for c in 0..<channels { out[f * channels + c] = audio.samples[f] }
+                for c in 0..<channels { out[f * channels + c] = samples[f] }
             } else {
                 var sum: Float = 0
-                for c in 0..<from { sum += audio.samples[f * from + c] }
+                for c in 0..<from { sum += samples[f * from + c] }
                 let mixed = sum / Float(from)
                 for c in 0..<channels { out[f * channels + c] = mixed }
             }

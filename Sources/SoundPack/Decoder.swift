@@ -124,12 +124,25 @@ public enum ClipDecoder {
         // Checked from the header, before any sample buffer is allocated: a header that claims
         // hours of audio (damaged or hostile) costs nothing.
         guard frames <= maxSeconds * rate else {
-            let seconds = Double(frames) / Double(rate)
             throw PackError(
                 .tooLong, clip: clip,
-                "Clip '\(clip)' (\(path)) is \(Format.fixed(seconds, 1)) s long by its header; clips may be at most \(maxSeconds) s. Trim it (or re-encode it if its header is damaged).")
+                "Clip '\(clip)' (\(path)) is \(overLimit(frames: frames, rate: rate)) s long by its header (\(frames) frames at \(rate) Hz); clips may be at most \(maxSeconds) s (\(maxSeconds * rate) frames). Trim it (or re-encode it if its header is damaged).")
         }
         return ClipInfo(frames: frames, format: StreamFormat(sampleRate: rate, channels: channels))
+    }
+
+    /// A length over the limit with one decimal, or, close to the limit, to within half a frame:
+    /// 30.00005 s printed with one decimal read "30.0 s … at most 30 s".
+    static func overLimit(frames: Int, rate: Int) -> String {
+        let seconds = Double(frames) / Double(rate)
+        for digits in 1...9 {
+            let text = Format.fixed(seconds, digits)
+            guard let shown = Double(text), shown > Double(maxSeconds) else { continue }
+            if shown >= Double(maxSeconds) + 0.1 || abs(shown - seconds) < 0.5 / Double(rate) {
+                return text
+            }
+        }
+        return Format.fixed(seconds, 9)
     }
 
     /// libsndfile is loaded on first use (see CSndfile); without it no clip can be read or written.

@@ -139,6 +139,11 @@ public struct PackManifest: Hashable, Sendable, Decodable {
             let styles = ChimeStyle.allCases.filter { $0 != .none }.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
             throw PackError(.badManifest, "\(path): \"chimes.patterns\" names \"\(name)\", which is not a chime; patterns can replace \(styles).")
         }
+        if let (key, value, range) = timingOutOfRange(manifest) {
+            throw PackError(
+                .badManifest,
+                "\(path): \"\(key)\" is \(value); use \(range.lowerBound) to \(range.upperBound) (milliseconds).")
+        }
         guard let tag = SpokenLanguages.canonical(manifest.language) else {
             throw PackError(
                 .badManifest,
@@ -167,6 +172,67 @@ public struct PackManifest: Hashable, Sendable, Decodable {
                 "\(path): clip id \"\(id)\" is a unit with stray white space; write its words joined by single spaces, \"\(fixed)\".")
         }
         return manifest
+    }
+
+    /// Largest `pack.json` read: a real manifest is a few kB, and a pack directory whose
+    /// `pack.json` is `/dev/zero` or a multi-gigabyte file must not be read into memory.
+    public static let maximumSize = 1 << 20
+
+    /// The allowed range of each timing value, in milliseconds. Every one is bounded so that no
+    /// manifest can make an announcement longer than a few minutes (a huge value allocated
+    /// 17 GB of silence, or overflowed and crashed `say`): the longest pattern this allows is the
+    /// Westminster hour at the largest beat, interval and delays, about 7 minutes.
+    public static let timingRanges: [String: ClosedRange<Int>] = [
+        "spacing.word_gap_ms": 0...10_000,
+        "spacing.lead_in_gap_ms": 0...10_000,
+        "spacing.chime_gap_ms": -30_000...30_000,
+        "chimes.beat_ms": 1...10_000,
+        "chimes.hour_after_ms": 0...60_000,
+        "chimes.strike_interval_ms": 0...10_000,
+        "chimes.ship_strike_ms": 0...10_000,
+        "chimes.ship_pair_gap_ms": 0...10_000,
+        "chimes.voice_after_ms": 0...60_000,
+        "at_ms": 0...120_000,
+        "after_ms": 0...60_000,
+        "interval_ms": 0...10_000,
+        "pair_gap_ms": 0...10_000,
+        "voice_after_ms": 0...60_000,
+    ]
+
+    /// The first timing value outside its range: its key as written in the file
+    /// ("chimes.patterns.hour.strikes.after_ms"), the value, and the allowed range.
+    static func timingOutOfRange(_ m: PackManifest) -> (String, Int, ClosedRange<Int>)? {
+        var values: [(String, String, Int)] = [
+            ("spacing.word_gap_ms", "spacing.word_gap_ms", m.spacing.wordGapMs),
+            ("spacing.lead_in_gap_ms", "spacing.lead_in_gap_ms", m.spacing.leadInGapMs),
+            ("spacing.chime_gap_ms", "spacing.chime_gap_ms", m.spacing.chimeGapMs),
+            ("chimes.beat_ms", "chimes.beat_ms", m.chimes.timing.beatMs),
+            ("chimes.hour_after_ms", "chimes.hour_after_ms", m.chimes.timing.hourAfterMs),
+            ("chimes.strike_interval_ms", "chimes.strike_interval_ms", m.chimes.timing.strikeIntervalMs),
+            ("chimes.ship_strike_ms", "chimes.ship_strike_ms", m.chimes.timing.shipStrikeMs),
+            ("chimes.ship_pair_gap_ms", "chimes.ship_pair_gap_ms", m.chimes.timing.shipPairGapMs),
+        ]
+        if let v = m.chimes.timing.voiceAfterMs { values.append(("chimes.voice_after_ms", "chimes.voice_after_ms", v)) }
+        for name in m.chimes.patterns.keys.sorted() {
+            let pattern = m.chimes.patterns[name]!
+            let at = "chimes.patterns.\(name)"
+            for minute in pattern.notes.keys.sorted() {
+                for (i, note) in pattern.notes[minute]!.enumerated() {
+                    values.append(("\(at).notes.\(minute)[\(i)].at_ms", "at_ms", note.atMs))
+                }
+            }
+            if let strikes = pattern.strikes {
+                values.append(("\(at).strikes.after_ms", "after_ms", strikes.afterMs))
+                values.append(("\(at).strikes.interval_ms", "interval_ms", strikes.intervalMs))
+                if let gap = strikes.pairGapMs { values.append(("\(at).strikes.pair_gap_ms", "pair_gap_ms", gap)) }
+            }
+            if let v = pattern.voiceAfterMs { values.append(("\(at).voice_after_ms", "voice_after_ms", v)) }
+        }
+        for (key, rule, value) in values {
+            let range = timingRanges[rule]!
+            if !range.contains(value) { return (key, value, range) }
+        }
+        return nil
     }
 
     /// Where and why the JSON does not parse ("Invalid value at line 3, column 12"), not

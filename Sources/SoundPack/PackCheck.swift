@@ -51,12 +51,35 @@ extension SoundPack {
                 problems.append(error)
             }
         }
+        problems += unknownBells()
         var minutes = 0
         for style in styles {
             minutes += 1440
             if let gap = vocabularyGap(available: working, style: style) { problems.append(gap) }
         }
         return PackReport(problems: problems, clipCount: manifest.clips.count, minutesChecked: minutes)
+    }
+
+    /// Each bell that `"bells"` or a spelled-out pattern names but `"clips"` does not list: the
+    /// chime that rings it would fail at the boundary, so `check` refuses the pack now.
+    func unknownBells() -> [PackError] {
+        var named: [(key: String, bell: String)] = []
+        if let bells = manifest.bells {
+            for (i, bell) in (bells.quarter ?? []).enumerated() { named.append(("bells.quarter[\(i)]", bell)) }
+            if let hour = bells.hour { named.append(("bells.hour", hour)) }
+            if let ship = bells.ship { named.append(("bells.ship", ship)) }
+        }
+        for style in manifest.chimes.patterns.keys.sorted() {
+            for bell in manifest.chimes.patterns[style]!.bells.sorted() {
+                named.append(("chimes.patterns.\(style)", bell))
+            }
+        }
+        return named.filter { !clipIds.contains($0.bell) }.map { key, bell in
+            PackError(
+                .vocabulary, clip: bell,
+                "Sound pack '\(name)': \"\(key)\" names bell '\(bell)', which is not in \"clips\" of "
+                    + "\(directory.path)/\(PackManifest.fileName); add a clip with that id or fix the bell's id.")
+        }
     }
 
     /// "cannot say 1380 of 1440 minutes in 12h style; missing words: fifteen, forty-five, pm. …",

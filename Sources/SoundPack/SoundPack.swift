@@ -36,9 +36,7 @@ public final class SoundPack {
             throw PackError(.notADirectory, "Sound pack directory \(dir.path) does not exist; pass --pack with a directory that contains pack.json.")
         }
         let manifestURL = dir.appendingPathComponent(PackManifest.fileName)
-        guard let data = FileManager.default.contents(atPath: manifestURL.path) else {
-            throw PackError(.missingManifest, "Sound pack \(dir.path) has no readable \(PackManifest.fileName); every pack needs a manifest (see docs/packs.md).")
-        }
+        let data = try Self.readManifest(manifestURL.path, pack: dir.path)
         let manifest = try PackManifest.parse(data, path: manifestURL.path)
         self.directory = dir
         self.manifest = manifest
@@ -206,5 +204,45 @@ public enum PackPaths {
                 "Clip '\(clip)' (\(url.path)) is \(what), not a regular file; put the audio file itself in the pack.")
         }
         return url.path
+    }
+}
+
+extension SoundPack {
+    /// `pack.json`'s bytes, at most `PackManifest.maximumSize` of them. Opened without blocking
+    /// (a named pipe would wait for a writer forever) and read only when it is a regular file:
+    /// `/dev/zero` or a huge file in its place is refused by name, not read into memory.
+    static func readManifest(_ path: String, pack: String) throws(PackError) -> Data {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR {
+                throw PackError(.missingManifest, "Sound pack \(pack) has no readable \(PackManifest.fileName); every pack needs a manifest (see docs/packs.md).")
+            }
+            throw PackError(.missingManifest, "Sound pack \(pack) has no readable \(PackManifest.fileName) (\(String(cString: strerror(code)))); check its permissions.")
+        }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else {
+            throw PackError(.badManifest, "\(path) is not a regular file; a pack's \(PackManifest.fileName) must be a JSON text file.")
+        }
+        let limit = PackManifest.maximumSize
+        guard Int(st.st_size) <= limit else {
+            throw PackError(.badManifest, "\(path) is \(st.st_size) bytes; a pack manifest may be at most \(limit) bytes (1 MiB), so this is not one. Check the pack directory.")
+        }
+        var bytes = [UInt8](repeating: 0, count: limit + 1)
+        var count = 0
+        while count <= limit {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + count, limit + 1 - count) }
+            if n == 0 { break }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw PackError(.missingManifest, "Could not read \(path) (\(String(cString: strerror(errno)))).")
+            }
+            count += n
+        }
+        guard count <= limit else {
+            throw PackError(.badManifest, "\(path) grew past \(limit) bytes while it was read; a pack manifest may be at most \(limit) bytes.")
+        }
+        return Data(bytes[0..<count])
     }
 }

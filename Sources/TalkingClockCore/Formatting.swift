@@ -83,3 +83,24 @@ extension StringProtocol {
         return String(self[first...last])
     }
 }
+
+extension Format {
+    /// Text from elsewhere (a broker, another room) made safe to print on one terminal line:
+    /// control characters (C0, DEL, C1: escape sequences, newlines that would forge a line) and
+    /// the bidirectional overrides that reorder what is shown are written as `\u{1B}`, so what
+    /// the user sees is what was sent.
+    public static func printable(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            let v = scalar.value
+            let control = v < 0x20 || (0x7F...0x9F).contains(v)
+            let bidi = (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v) || v == 0x200E || v == 0x200F
+            if control || bidi {
+                out += "\\u{" + String(v, radix: 16, uppercase: true) + "}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

@@ -33,7 +33,7 @@ struct TalkingClock: ParsableCommand {
         version: BuildInfo.versionLine,
         subcommands: [
             Say.self, Schedule.self, Check.self, RecordPack.self, Words.self, Run.self, Announce.self, Status.self, Trigger.self, MuteCommand.self,
-            Unmute.self, Skip.self, Reload.self, Rooms.self, ConfigExample.self,
+            Unmute.self, Skip.self, Unskip.self, Reload.self, Rooms.self, ConfigExample.self,
         ]
     )
 
@@ -101,6 +101,16 @@ struct ClockOptions: ParsableArguments {
 
     @Option(help: "\(Support.phrasingHelp) (default: the config's, else the language's).")
     var phrasing: Phrasing?
+
+    func validate() throws {
+        if let device, device.allSatisfy(\.isWhitespace) {
+            throw ValidationError(
+                "--device is empty; give an ALSA device name such as default, pulse or plughw:1, or leave the option out to use the config's device (else default).")
+        }
+        if let pack, pack.allSatisfy(\.isWhitespace) {
+            throw ValidationError("--pack is empty; give a pack name such as default or a directory that contains pack.json, or leave the option out.")
+        }
+    }
 
     /// The command line's settings that override the config file.
     func overrides() throws -> ConfigOverrides {

@@ -1,5 +1,6 @@
 import ALSAOutput
 import ArgumentParser
+import Courtesy
 import Daemon
 import FoundationEssentials
 #if canImport(Glibc)
@@ -63,6 +64,8 @@ struct Check: ParsableCommand {
         try Check.perform(
             pack: settings.pack, packOrigin: settings.packOrigin, device: device ?? (readsFile ? settings.device : nil),
             language: settings.language, styles: [settings.announcementStyle.phrase], chime: settings.chime)
+        // With a configuration: its courtesy, and what a look finds now (a pack alone is checked alone).
+        if readsFile { Self.printCourtesy(settings) }
     }
 
     /// Loads and checks a pack, printing one line per finding: `problem:` (the pack is broken:
@@ -155,5 +158,29 @@ struct Check: ParsableCommand {
             throw CLIError(.deviceError, deviceProblem)
         }
         if let device { print("ok: ALSA device \"\(device)\" opens for \(pack.format).") }
+    }
+
+    /// The courtesy settings, and what one look now finds and would decide (the daemon looks once
+    /// before each boundary; nothing here is remembered).
+    static func printCourtesy(_ config: Config) {
+        let c = config.courtesy
+        let media =
+            switch c.media {
+            case .duck: "duck to \(c.duckPercent) %"
+            case .pause: "pause players"
+            case .ignore: "ignore"
+            }
+        print(
+            "ok: courtesy: call \(c.call.rawValue), do-not-disturb \(c.doNotDisturb.rawValue), media \(media), role "
+                + "\(c.role ?? "none"); voice through \(config.voiceOutput.rawValue).")
+        let findings = CourtesyLook.look(budget: 0.2)
+        var seen: [String] = []
+        if let call = findings.call { seen.append("a call (\(call.application), \(call.role))") }
+        if let dnd = findings.doNotDisturb { seen.append("do-not-disturb (\(dnd.rawValue))") }
+        if findings.mediaPlaying { seen.append("media playing (\(findings.playingStreams.count) stream(s), \(findings.playingPlayers.count) player(s))") }
+        if !findings.timedOut.isEmpty { seen.append("no answer within 200 ms from \(findings.timedOut.joined(separator: ", "))") }
+        print(
+            "ok: courtesy now: \(seen.isEmpty ? "nothing found" : seen.joined(separator: "; ")) → a boundary now would "
+                + "\(CourtesyPolicy.decide(findings, c).text).")
     }
 }

@@ -41,6 +41,10 @@ struct DaemonArguments: ParsableArguments {
     func validate() throws {
         guard clockRate > 0 && clockRate <= 3600 else { throw ValidationError("--clock-rate must be above 0 and at most 3600, not \(clockRate).") }
         guard abs(clockOffset) < 100 * 365 * 86_400 else { throw ValidationError("--clock-offset is out of range.") }
+        guard clockRate == 1 || fakeClock != nil else {
+            throw ValidationError(
+                "--clock-rate is the speed of the simulated clock, so it needs --fake-clock (e.g. --fake-clock 2026-07-01T12:44:50 --clock-rate \(Format.fixed(clockRate, clockRate == clockRate.rounded() ? 0 : 2))); the real clock always runs at rate 1.")
+        }
     }
 
     /// `--state-dir` if given; else the real state for a real clock, and none (memory only) for a
@@ -142,6 +146,7 @@ enum Control {
             switch failure {
             case .noDaemon, .noAnswer: throw CLIError(.noDaemon, failure.description)
             case .io: throw CLIError(.internalError, failure.description)
+            case .refused: throw CLIError(.badInput, failure.description)
             }
         }
         switch ControlReply.parse(line) {
@@ -213,6 +218,12 @@ struct Skip: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "skip", abstract: "Cut the announcement playing now (or, if none plays, leave out the next one).")
     @OptionGroup var destination: Destination
     func run() throws { try destination.deliver("skip") }
+}
+
+struct Unskip: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "unskip", abstract: "Take back a pending 'skip': the next announcement is spoken after all.")
+    @OptionGroup var destination: Destination
+    func run() throws { try destination.deliver("unskip") }
 }
 
 struct Reload: ParsableCommand {

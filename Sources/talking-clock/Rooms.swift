@@ -52,7 +52,8 @@ enum Everywhere {
         let remote = try remote(configPath: configPath)
         let outcome: RemoteOutcome
         do { outcome = try remote.send(line, wait: wait) } catch { throw CLIError(error.status, error.description) }
-        for answer in outcome.answers { print("\(answer.room): \(answer.reply)") }
+        // Replies are the broker's text: escaped, so none can move the cursor or forge a line.
+        for answer in outcome.answers { print("\(answer.room): \(Format.printable(answer.reply))") }
         if outcome.answers.isEmpty && outcome.online.isEmpty {
             throw CLIError(
                 .noDaemon,
@@ -133,6 +134,8 @@ struct Rooms: ParsableCommand {
         } else {
             parts.append("no state published")
         }
-        return report.room + String(repeating: " ", count: max(1, width - report.room.count + 2)) + parts.joined(separator: "; ")
+        // The state is the broker's text: escaped (see `Format.printable`).
+        return report.room + String(repeating: " ", count: max(1, width - report.room.count + 2))
+            + Format.printable(parts.joined(separator: "; "))
     }
 }

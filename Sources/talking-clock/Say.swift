@@ -64,6 +64,11 @@ struct Say: ParsableCommand {
             return
         }
         let settings = try Support.config(path: config, options: clock)
+        // The stream is labelled as the daemon's is (application name and id, the configured
+        // media.role), before the device-opening thread starts.
+        if output == nil && !dryRun {
+            StreamLabel.apply(role: settings.courtesy.role, environment: ProcessInfo.processInfo.environment)
+        }
         // Opening the device (ALSA configuration, sound-server connection: ~3.5 ms with PulseAudio)
         // is the slowest step and needs only the device's name: start it on a second thread now,
         // while this one resolves the zone, loads the pack, plans, decodes and mixes.

@@ -20,7 +20,7 @@ struct Schedule: ParsableCommand {
             Each boundary of the config's interval is listed with the decision the daemon makes for it from the \
             configuration, by the same function: spoken; chime only (quiet hours, voice = false, voice-at); at a lower \
             volume (quiet hours); or skipped and why (quiet, nothing-to-play). A mute or a pending skip is runtime \
-            state of a running daemon and is not shown: while muted, the daemon says nothing whatever this lists.
+            state of a running daemon and is not shown: while muted, the daemon says nothing whatever this lists. Courtesy ([courtesy]: a call, do-not-disturb, media playing) is decided at each boundary from one look at that moment; `check` shows what a look finds now, and `status` the last decision.
 
             --from takes RFC 3339 (2026-11-01T01:30:00-05:00, …Z) or a local time without offset \
             (2026-11-01T01:30), read in --tz; an ambiguous local time means its earlier occurrence.

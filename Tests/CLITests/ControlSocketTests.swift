@@ -330,7 +330,25 @@ final class ControlSocketTests: XCTestCase {
         try p.run()
         let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
-        XCTAssertNotEqual(p.terminationStatus, 0)
-        XCTAssertTrue(text.contains("permission denied: this talking-clock belongs to uid 0"), text)
+        // The CLI refuses first: the daemon behind the socket is not its own user's (issue 22).
+        XCTAssertEqual(p.terminationStatus, 64)
+        XCTAssertTrue(text.contains("it is served by process ") && text.contains(" of uid 0, not by your own daemon (uid 65534)"), text)
+        // And the daemon refuses a raw client of another user.
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") else { return }
+        let raw = Process()
+        raw.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        raw.arguments = [
+            "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c",
+            // The daemon answers at once on accept; sending first could race its close (a reset).
+            "import socket, sys\ns = socket.socket(socket.AF_UNIX)\ns.connect(sys.argv[1])\nprint(s.recv(4096).decode(), end='')",
+            link.path,
+        ]
+        let out = Pipe()
+        raw.standardOutput = out
+        raw.standardError = out
+        try raw.run()
+        let reply = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        raw.waitUntilExit()
+        XCTAssertTrue(reply.contains("permission denied: this talking-clock belongs to uid 0"), reply)
     }
 }

@@ -137,4 +137,20 @@ final class CourtesyDaemonTests: XCTestCase {
         while (try sinkInputs()[music]?.volume) != 40000, Date() < restored { usleep(20_000) }
         XCTAssertEqual(try sinkInputs()[music]?.volume, 40000, d.log)
     }
+
+    /// `check` shows the courtesy settings and what one look finds now, with the decision.
+    func testCheckShowsWhatALookFindsAndDecides() throws {
+        try play(["media.role": "phone", "application.name": "FakeCall"])
+        let config = dir.appendingPathComponent("check.toml")
+        try "[courtesy]\ncall = \"chime-only\"\n".write(to: config, atomically: true, encoding: .utf8)
+        let out = try BinaryRunner.run(
+            ["check", "--config", config.path, "--pack", dir.appendingPathComponent("pack").path], environment: environment,
+            timeout: 30)
+        XCTAssertEqual(out.status, 0, out.stderr)
+        XCTAssertTrue(out.stdout.contains("ok: courtesy: call chime-only, do-not-disturb skip, media duck to 30 %"), out.stdout)
+        XCTAssertTrue(
+            out.stdout.contains("ok: courtesy now: a call (FakeCall, phone) → a boundary now would chime-only: call (FakeCall, phone)."),
+            out.stdout)
+    }
 }
+

@@ -104,7 +104,7 @@ final class DebianPackageTests: XCTestCase {
         print(output.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
         print("scripts/test-deb took \(Int(Date().timeIntervalSince(started))) s")
         XCTAssertEqual(process.terminationStatus, 0, "scripts/test-deb failed; its output is above")
-        XCTAssertTrue(output.contains("\n12 passed, 0 failed\n"), "every check of scripts/test-deb ran and passed")
+        XCTAssertTrue(output.contains("\n13 passed, 0 failed\n"), "every check of scripts/test-deb ran and passed")
         let scratch = Self.scratchPath(checkout: root.path)
         XCTAssertFalse(scratch.hasPrefix(root.path + "/"), scratch)
         XCTAssertTrue(

@@ -30,6 +30,20 @@ final class EngineShellTests: BrokerTestCase {
         return d
     }
 
+    /// `mosquitto_sub` on `topic` into a file; the returned function reads the payloads so far.
+    func record(_ topic: String) throws -> () -> [String] {
+        let file = dir.appendingPathComponent("sub-\(UUID().uuidString).txt")
+        FileManager.default.createFile(atPath: file.path, contents: nil)
+        let sub = Process()
+        sub.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        sub.arguments = ["mosquitto_sub", "-h", "127.0.0.1", "-p", "\(port)", "-t", topic, "-q", "1"]
+        sub.standardOutput = try FileHandle(forWritingTo: file)
+        sub.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try sub.run()
+        subscribers.append(sub)
+        return { String(decoding: (try? Data(contentsOf: file)) ?? Data(), as: UTF8.self).split(separator: "\n").map(String.init) }
+    }
+
     /// A broker whose name the DNS server never answers (scripts/harness/blackhole-dns: the
     /// resolver takes its full 20 s to give up) must not stall the loop: the socket answers at
     /// once while the name resolves, and the boundary 3 s after start is spoken on time, not
@@ -67,20 +81,9 @@ final class EngineShellTests: BrokerTestCase {
         try brokerUp()
         let config = try writeConfig(
             "[mqtt]\nbroker = \"mqtt://127.0.0.1:\(port)\"\nroom = \"kitchen\"\ntopic = \"tc\"\ndiscovery = false\n")
-        let states = dir.appendingPathComponent("states.txt")
-        FileManager.default.createFile(atPath: states.path, contents: nil)
         let d = try start(config: config)
         XCTAssertTrue(d.waitForLog("mqtt connected", timeout: 15), d.log)
-        let sub = Process()
-        sub.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        sub.arguments = ["mosquitto_sub", "-h", "127.0.0.1", "-p", "\(port)", "-t", "tc/kitchen/state", "-q", "1"]
-        sub.standardOutput = try FileHandle(forWritingTo: states)
-        sub.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try sub.run()
-        subscribers.append(sub)
-        func lines() -> [String] {
-            String(decoding: (try? Data(contentsOf: states)) ?? Data(), as: UTF8.self).split(separator: "\n").map(String.init)
-        }
+        let lines = try record("tc/kitchen/state")
         /// Waits for a state published after the first `after` lines that contains `fragment`.
         func waitFor(_ fragment: String, after: Int = 0, timeout: Double) -> Date? {
             let deadline = Date().addingTimeInterval(timeout)
@@ -140,18 +143,7 @@ final class EngineShellTests: BrokerTestCase {
         let config = try writeConfig(table)
         let d = try start(config: config)
         XCTAssertTrue(d.waitForLog("mqtt connected", timeout: 15), d.log)
-        let replies = dir.appendingPathComponent("replies.txt")
-        FileManager.default.createFile(atPath: replies.path, contents: nil)
-        let sub = Process()
-        sub.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        sub.arguments = ["mosquitto_sub", "-h", "127.0.0.1", "-p", "\(port)", "-t", "tc/kitchen/reply", "-q", "1"]
-        sub.standardOutput = try FileHandle(forWritingTo: replies)
-        sub.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try sub.run()
-        subscribers.append(sub)
-        func lines() -> [String] {
-            String(decoding: (try? Data(contentsOf: replies)) ?? Data(), as: UTF8.self).split(separator: "\n").map(String.init)
-        }
+        let lines = try record("tc/kitchen/reply")
         // Subscribed once a `status` sent over MQTT is answered.
         let subscribed = Date().addingTimeInterval(10)
         while !lines().contains(where: { $0.hasPrefix("ok driver") }), Date() < subscribed {
@@ -165,4 +157,31 @@ final class EngineShellTests: BrokerTestCase {
         XCTAssertTrue(lines().contains { $0.hasPrefix("ok reloaded") }, "replies: \(lines()); log: \(d.log)")
         XCTAssertEqual(d.logLines(containing: "mqtt connected").count, 2, "the new settings made a new connection: \(d.log)")
     }
+
+    /// A state directory that cannot be opened no longer means no single-instance guard: the lock
+    /// moves to the user's runtime directory, and a second daemon is refused (exit 75) instead of
+    /// both speaking every boundary.
+    func testAnUnusableStateDirectoryStillAllowsOneDaemonOnly() throws {
+        let runtime = dir.appendingPathComponent("runtime")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+        chmod(runtime.path, 0o700)
+        let blocked = dir.appendingPathComponent("not-a-directory")
+        try "x".write(to: blocked, atomically: true, encoding: .utf8)
+        let state = blocked.appendingPathComponent("state").path  // under a file: can never be made
+        let first = try DaemonProcess(
+            ["run", "--pack", packPath, "--tz", "UTC", "--device", "null", "--state-dir", state],
+            socket: dir.appendingPathComponent("a/control.sock").path,
+            environment: ["XDG_RUNTIME_DIR": runtime.path, "XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path],
+            logURL: dir.appendingPathComponent("first.log"))
+        daemons.append(first)
+        XCTAssertTrue(first.log.contains("state directory unusable"), first.log)
+        let second = try BinaryRunner.run(
+            ["run", "--pack", packPath, "--tz", "UTC", "--device", "null", "--state-dir", state, "--socket",
+             dir.appendingPathComponent("b/control.sock").path],
+            environment: ["XDG_RUNTIME_DIR": runtime.path, "XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path],
+            timeout: 20, stopAfter: 5)
+        XCTAssertEqual(second.status, 75, second.stderr)
+        XCTAssertTrue(second.stderr.contains("Another talking-clock daemon is already running"), second.stderr)
+    }
 }
+

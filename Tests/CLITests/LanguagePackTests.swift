@@ -6,8 +6,9 @@ import XCTest
 /// passes `check` for its language in every phrasing it declares, `say` renders audio with it, and
 /// a language with no `pack` set picks its own pack by name.
 final class LanguagePackTests: XCTestCase {
-    /// Packs the repository must carry (their voices' licences allow redistribution; see README).
-    static let required = ["en-GB", "ru"]
+    /// Packs the repository must carry: every language's (each under its voice's licence; see
+    /// docs/sound-packs.md).
+    static let required = ["en-GB", "de", "fr", "es", "it", "nl", "pl", "ru"]
 
     var dir: URL!
 
@@ -94,12 +95,13 @@ final class LanguagePackTests: XCTestCase {
         }
     }
 
-    /// The packs the repository does not carry (their voices are GPL; see README) are built on the
-    /// user's machine by `scripts/make-pack --language TAG`, as `scripts/install --language-packs`
-    /// does. Polish (espeak-ng, word cuts at the synth callback's word events; the language with the
-    /// most word forms) is built here from scratch and must pass `check` in both phrasings and name
-    /// its voice in the provenance README. Needs espeak-ng's library and data (`install-deps --test`).
-    func testAnUncommittedPackIsBuiltOnThisMachineAndPassesCheck() throws {
+    /// A pack can be rebuilt from its sources on this machine, as `scripts/install --language-packs`
+    /// and a user who changes the tools do. Polish (espeak-ng, cuts at its phoneme events; the
+    /// language with the most word forms) is built here from scratch into a temporary directory and
+    /// must pass `check` in both phrasings, name its voice and its loudness in the provenance README
+    /// and hold the same clips as the committed Sounds/pl. Needs espeak-ng's library and data and
+    /// pyloudnorm (`install-deps --test`).
+    func testAPackIsRebuiltOnThisMachineWithTheCommittedClipsAndPassesCheck() throws {
         let out = dir.appendingPathComponent("pl")
         let make = try Self.makePack(["--language", "pl", "--out", out.path, "--binary", BinaryRunner.binary.path])
         XCTAssertEqual(make.status, 0, "make-pack --language pl: \(make.log)")
@@ -109,6 +111,14 @@ final class LanguagePackTests: XCTestCase {
         XCTAssertFalse(r.stdout.contains("problem:"), r.stdout)
         let readme = try String(contentsOf: out.appendingPathComponent("README.md"), encoding: .utf8)
         XCTAssertTrue(readme.contains("espeak-ng"), "the pack's README names its engine:\n\(readme.prefix(600))")
+        XCTAssertTrue(readme.contains("## Loudness"), "the pack's README gives its loudness")
+        let clips = { (dir: URL) throws -> [String] in
+            let data = try Data(contentsOf: dir.appendingPathComponent("pack.json"))
+            let manifest = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            return try XCTUnwrap(manifest["clips"] as? [String: String]).keys.sorted()
+        }
+        let committed = BinaryRunner.packageRoot.appendingPathComponent("Sounds/pl")
+        XCTAssertEqual(try clips(out), try clips(committed), "the rebuilt pack has the committed pack's clips")
         // Words the Polish grammar needs and no other language has: the feminine ordinal genitive after
         // "wpół do" and the locative after "po" (LANGUAGES.md, Polish).
         for clip in ["wpół", "do", "trzeciej", "po"] {
@@ -116,6 +126,34 @@ final class LanguagePackTests: XCTestCase {
                 .contains { $0.hasPrefix(clip + ".") }
             XCTAssertTrue(found, "voice/\(clip).flac is missing from the built pack")
         }
+    }
+
+    /// No shipped clip carries a sound of its neighbour: `scripts/cut-audit` speaks each espeak-ng
+    /// pack's sentences again, finds each clip's cut window at espeak-ng's phoneme events, and
+    /// compares the phonemes inside it with the words spoken alone (and the shipped clip's length
+    /// with the window). French "une", "heure(s)", "deux", "dix", "vingt" and Dutch "nul" were the
+    /// known mis-cuts. Needs espeak-ng's library and data and sox (`install-deps --test`).
+    func testNoShippedEspeakClipCarriesASoundOfItsNeighbour() throws {
+        let script = BinaryRunner.packageRoot.appendingPathComponent("scripts/cut-audit")
+        let log = FixturePack.temporaryDirectory("cut-audit").appendingPathComponent("log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
+        let process = Process()
+        process.executableURL = script
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        process.waitUntilExit()
+        try handle.close()
+        let out = try String(contentsOf: log, encoding: .utf8)
+        XCTAssertEqual(process.terminationStatus, 0, out)
+        for tag in ["de", "fr", "es", "nl", "pl"] {
+            let line = out.split(separator: "\n").first { $0.hasPrefix("\(tag): ") }.map(String.init) ?? ""
+            let counts = line.split(separator: " ").compactMap { Int($0) }
+            XCTAssertEqual(counts.count, 2, "no verdict for \(tag) in\n\(out)")
+            XCTAssertTrue(counts.count == 2 && counts[0] == counts[1] && counts[0] > 40, line)
+        }
+        XCTAssertFalse(out.contains("FAIL"), out)
     }
 
     /// `scripts/make-pack ARGS` under timeout(1) (10 minutes), its stdout and stderr in one log file.

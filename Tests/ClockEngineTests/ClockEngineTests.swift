@@ -12,17 +12,7 @@ final class ClockEngineTests: XCTestCase {
     let t0 = 1_782_900_300.0
 
     func pack(name: String = "fixture", chimes: Set<ChimeStyle> = [.none, .hour]) -> PackFacts {
-        let format = StreamFormat(sampleRate: 1000, channels: 1)
-        return PackFacts(
-            name: name,
-            plan: { hour, minute, style in
-                let plan = try AnnouncementPlan.make(
-                    hour: hour, minute: minute, style: style, pattern: .singleStrike(bell: "chime", timing: ChimeTiming()),
-                    available: Set(FixturePack.fullVocabulary))
-                let timeline = Timeline.compose(chime: plan.chime, voice: plan.voiceClips, spacing: Spacing(), format: format) { _ in 50 }
-                return PackFacts.Planned(plan: plan, timeline: timeline)
-            },
-            chimeProblem: { chimes.contains($0) ? nil : "pack '\(name)' has no quarter bells for \($0.rawValue)" })
+        .fixture(name: name, bells: chimes)
     }
 
     func engine(config: Config = Config(), driver: Driver? = nil, state: PersistentState = PersistentState()) -> ClockEngine {
@@ -214,6 +204,18 @@ final class ClockEngineTests: XCTestCase {
             }
         }
         XCTAssertEqual(ControlRequest.commands.count, ControlCommand.all.count)
+    }
+
+    /// docs/control-socket.md shows exactly the command table, row for row.
+    func testTheDocumentedCommandTableIsTheTable() throws {
+        let doc = try String(
+            contentsOf: BinaryRunner.packageRoot.appendingPathComponent("docs/control-socket.md"), encoding: .utf8)
+        // The rows of the table that follows its header ("| request | what it does | Home Assistant |").
+        let lines = doc.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let header = try XCTUnwrap(lines.firstIndex(of: "| request | what it does | Home Assistant |"))
+        let rows = Array(lines[(header + 2)...].prefix { $0.hasPrefix("|") })
+        let expected = ControlCommand.all.map { "| `\($0.syntax)` | \($0.help) | \($0.homeAssistant ?? "—") |" }
+        XCTAssertEqual(rows, expected)
     }
 
     // MARK: Courtesy

@@ -45,13 +45,17 @@ final class LanguagePackLocatorTests: XCTestCase {
     /// resolved, not `~/.local/share` (which it does not read when XDG_DATA_HOME is set).
     func testTheMissingPackErrorNamesTheResolvedDataHome() {
         let environment = ["HOME": "/home/u", "XDG_DATA_HOME": "/srv/clock-data", "XDG_DATA_DIRS": "/nonexistent/data"]
-        guard case .failure(let error) = PackLocator.locate("pl", environment: environment) else {
+        // A binary installed outside any checkout (the test binary's checkout ships a Polish pack).
+        let installed = "/nonexistent/bin/talking-clock"
+        guard case .failure(let error) = PackLocator.locate("pl", environment: environment, executable: installed) else {
             return XCTFail("found a Polish pack in a data home that does not exist")
         }
         XCTAssertTrue(error.description.contains("--out /srv/clock-data/talking-clock/packs/pl'"), error.description)
         XCTAssertTrue(error.description.contains("record-pack /srv/clock-data/talking-clock/packs/pl --language pl"), error.description)
         XCTAssertFalse(error.description.contains("~/.local/share"), error.description)
-        guard case .failure(let fromHome) = PackLocator.locate("pl", environment: ["HOME": "/home/u", "XDG_DATA_DIRS": "/nonexistent"])
+        guard
+            case .failure(let fromHome) = PackLocator.locate(
+                "pl", environment: ["HOME": "/home/u", "XDG_DATA_DIRS": "/nonexistent"], executable: installed)
         else { return XCTFail("found a Polish pack in /home/u") }
         XCTAssertTrue(fromHome.description.contains("--out /home/u/.local/share/talking-clock/packs/pl'"), fromHome.description)
     }

@@ -921,19 +921,7 @@ final class SimulatedDaemon {
     func zone() -> Zone { YearSimulation.rules(world.zoneID) }
 
     /// The fixture pack as the engine sees it: every word, 50 ms a clip, no bells.
-    var settings: EngineSettings {
-        let available = Set(FixturePack.fullVocabulary)
-        let format = self.format
-        let pack = PackFacts(
-            name: "fixture",
-            plan: { hour, minute, style in
-                let plan = try AnnouncementPlan.make(hour: hour, minute: minute, style: style, pattern: nil, available: available)
-                let timeline = Timeline.compose(chime: plan.chime, voice: plan.voiceClips, spacing: Spacing(), format: format) { _ in 50 }
-                return PackFacts.Planned(plan: plan, timeline: timeline)
-            },
-            chimeProblem: { $0 == .none ? nil : "the fixture pack has no bells" })
-        return EngineSettings(config: config, pack: pack)
-    }
+    var settings: EngineSettings { EngineSettings(config: config, pack: .fixture(bells: nil)) }
 
     /// A start: the state as saved, then the engine's `.start`.
     func run() {
@@ -1026,7 +1014,7 @@ final class SimulatedDaemon {
         case .startReload: reloadPending = true
         // A headless machine: the look finds nothing (the courtesy decisions have tests of their own).
         case .look(let boundary): queue.append(.courtesy(boundary: boundary, .nothing))
-        case .status, .adopt, .log, .exit, .speakText: break
+        case .status, .adopt, .log, .exit, .speakText, .fadeOut: break
         }
     }
 

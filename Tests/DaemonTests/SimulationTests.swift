@@ -41,17 +41,7 @@ final class SimulationTests: XCTestCase {
         init(config: Config = Config(), state: PersistentState = PersistentState(), zone: String, start: Double, driver: Driver = .timer) {
             self.zone = Zone(identifier: zone)!
             clock = ManualClock(start)
-            let format = self.format
-            let pack = PackFacts(
-                name: "fixture",
-                plan: { hour, minute, style in
-                    let plan = try AnnouncementPlan.make(
-                        hour: hour, minute: minute, style: style, pattern: .singleStrike(bell: "chime", timing: ChimeTiming()),
-                        available: Set(FixturePack.fullVocabulary))
-                    let timeline = Timeline.compose(chime: plan.chime, voice: plan.voiceClips, spacing: Spacing(), format: format) { _ in 50 }
-                    return PackFacts.Planned(plan: plan, timeline: timeline)
-                },
-                chimeProblem: { _ in nil })
+            let pack = PackFacts.fixture()
             engine = ClockEngine(
                 options: ClockEngine.Options(driver: driver), settings: EngineSettings(config: config, pack: pack), state: state,
                 stateWarning: nil, zone: self.zone)

@@ -40,6 +40,27 @@ final class ZoneResolverTests: XCTestCase {
         }
     }
 
+    /// A named pipe or a directory at /etc/localtime is not UTC without a word (issue 22).
+    func testALocaltimeThatIsNoFileIsRefusedByName() throws {
+        let localtime = dir.appendingPathComponent("localtime").path
+        let zones = ZoneResolver.lookup(environment: [:])
+        XCTAssertEqual(mkfifo(localtime, 0o644), 0)
+        XCTAssertThrowsError(try ZoneResolver.systemZone(zones: zones, localtime: localtime)) { error in
+            XCTAssertEqual(
+                "\(error)",
+                "The system zone file \(localtime) is a named pipe, not a zone file. Fix it with 'timedatectl set-timezone NAME' (or link it to a file under /usr/share/zoneinfo), or set TZ.")
+        }
+        try FileManager.default.removeItem(atPath: localtime)
+        try FileManager.default.createDirectory(atPath: localtime, withIntermediateDirectories: false)
+        XCTAssertThrowsError(try ZoneResolver.systemZone(zones: zones, localtime: localtime)) { error in
+            XCTAssertTrue("\(error)".contains("\(localtime) is a directory, not a zone file."), "\(error)")
+        }
+        // A link to nothing is what glibc reads as UTC too.
+        try FileManager.default.removeItem(atPath: localtime)
+        try FileManager.default.createSymbolicLink(atPath: localtime, withDestinationPath: "/nonexistent/zone")
+        XCTAssertEqual(try ZoneResolver.systemZone(zones: zones, localtime: localtime), .utc)
+    }
+
     func testTZAndTheTzOptionReadTheZoneDirectoryInTZDIR() throws {
         let tzdir = dir.appendingPathComponent("zoneinfo")
         try FileManager.default.createDirectory(at: tzdir.appendingPathComponent("Test"), withIntermediateDirectories: true)

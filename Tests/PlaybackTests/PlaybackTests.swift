@@ -88,6 +88,42 @@ final class PlaybackSessionTests: XCTestCase {
         XCTAssertTrue(sink.stopped)
     }
 
+    /// SIGTERM's soft end: after what the device already holds, 50 frames fall linearly to
+    /// silence, nothing of the timeline is written after them, and the clips not finished report
+    /// interrupted (before, the stream was cut at full level: a click).
+    func testFadeOutRampsToSilenceAndWritesNothingAfter() {
+        let (t, pcm) = timeline([300, 200, 400])
+        let sink = RecordingSink(format: format, capacity: 100, periodFrames: 50)
+        var reports: [String: ClipResult] = [:]
+        let session = PlaybackSession(sink: sink, timeline: t, pcm: pcm, clock: { 0 }) { item, result in
+            reports[item.clip] = result
+        }
+        // Play 350 frames (c0 done, c1 under way), with the device holding 100 more.
+        for _ in 0..<7 {
+            guard case .wait = session.pump() else { return XCTFail("ended early") }
+            sink.advance(frames: 50)
+        }
+        let writtenBefore = sink.samples.count
+        session.fadeOut(frames: 50)
+        var steps = 0
+        while case .wait = session.pump() {
+            sink.advance(frames: 50)
+            steps += 1
+            XCTAssertLessThan(steps, 100)
+        }
+        let timelinePart = Array(sink.samples.prefix(writtenBefore + 50))
+        XCTAssertEqual(Array(timelinePart.prefix(writtenBefore)), Array(pcm.prefix(writtenBefore)), "what was queued plays as it was")
+        let ramp = timelinePart.suffix(50).map { abs(Int($0)) }
+        let original = pcm[writtenBefore..<(writtenBefore + 50)].map { abs(Int($0)) }
+        for (i, (r, o)) in zip(ramp, original).enumerated() {
+            XCTAssertLessThanOrEqual(r, o, "frame \(i) of the ramp is not louder than the signal")
+        }
+        XCTAssertLessThan(ramp.last ?? 99999, (original.last ?? 0) / 20 + 1, "the ramp ends near silence")
+        XCTAssertTrue(sink.samples.dropFirst(writtenBefore + 50).allSatisfy { $0 == 0 }, "nothing of the timeline after the ramp")
+        XCTAssertEqual(reports["c0"], .finished)
+        XCTAssertEqual(reports["c2"], .interrupted)
+    }
+
     func testAClocklessSinkReceivesExactlyTheTimeline() {
         let (t, pcm) = timeline([30, 40])
         let sink = RecordingSink(format: format, paced: false)

@@ -86,7 +86,9 @@ final class ControlProtocolTests: XCTestCase {
             ("st\u{1B}[Aatus", "the request contains non-text bytes; send one line of plain text such as \"status\"."),
             ("mute\rfor 5m", "the request contains non-text bytes; send one line of plain text such as \"status\"."),
             ("mute for 5m\r\r", "the request contains non-text bytes; send one line of plain text such as \"status\"."),
-            ("statüs", "the request contains non-text bytes; send one line of plain text such as \"status\"."),
+            ("statüs", "the request contains 'ü' (U+00FC), but commands are plain ASCII; retype it with plain letters and digits, e.g. \"mute for 30m\"."),
+            ("mute for ５m", "the request contains '５' (U+FF15), but commands are plain ASCII; write numbers with the digits 0-9, e.g. \"mute for 5m\"."),
+            ("volume ٥٠", "the request contains '٥' (U+0665), but commands are plain ASCII; write numbers with the digits 0-9, e.g. \"mute for 5m\"."),
         ]
         for (text, message) in cases {
             switch parse(text) {

@@ -197,3 +197,66 @@ def level_pack(clips, rate):
     level = min([10.0 ** (TARGET_RMS_DBFS / 20.0)] + list(reach.values()))
     out = {k: x * (level / active_rms(x, rate)) for k, x in clips.items()}
     return out, 20.0 * np.log10(level)
+
+
+# --- loudness (ITU-R BS.1770-4 / EBU R128, measured with pyloudnorm) ---------------------------
+
+PHRASE_GAP_S = 0.5  # silence between phrases when several are measured as one programme
+
+
+def meter(rate):
+    try:
+        import pyloudnorm
+    except ImportError:
+        raise SystemExit("make-pack: the Python module pyloudnorm (ITU-R BS.1770 loudness) is "
+                         "missing; install it with scripts/install-deps --packs "
+                         "(or: python3 -m pip install pyloudnorm)")
+    return pyloudnorm.Meter(rate)
+
+
+def programme(renders, rate):
+    """The renders one after another with PHRASE_GAP_S of silence between them: measured as one
+    programme, silence is gated out and every phrase counts by its length."""
+    gap = np.zeros(int(rate * PHRASE_GAP_S))
+    parts = []
+    for r in renders:
+        parts += [np.asarray(r, dtype=np.float64), gap]
+    return np.concatenate(parts) if parts else np.zeros(0)
+
+
+def integrated_loudness(renders, rate):
+    """Integrated loudness (LUFS) of the renders as one programme."""
+    return float(meter(rate).integrated_loudness(programme(renders, rate)))
+
+
+def render(clips, ids):
+    """A phrase as the player chains clips with no gap (every pack here has word_gap_ms 0)."""
+    return np.concatenate([clips[c] for c in ids])
+
+
+LIMIT_HOP_MS = 2.5     # the peak limiter's gain is set per hop ...
+LIMIT_SPREAD_HOPS = 4  # ... and held over this many hops on each side (10 ms), then interpolated
+
+
+def limit_peaks(x, rate, cap_dbfs=PEAK_CAP_DBFS):
+    """Bring every sample to at most cap_dbfs with a smooth gain (a look-ahead peak limiter: the
+    gain of each 2.5 ms hop is what its loudest sample needs, held 10 ms either side and
+    interpolated), so a word whose few peaks stand over the cap keeps its level.  Returns
+    (samples, largest reduction in dB)."""
+    cap = 10.0 ** (cap_dbfs / 20.0)
+    if float(np.max(np.abs(x))) <= cap:
+        return x, 0.0
+    hop = max(1, int(rate * LIMIT_HOP_MS / 1000.0))
+    nf = (len(x) + hop - 1) // hop
+    padded = np.zeros(nf * hop)
+    padded[:len(x)] = np.abs(x)
+    peaks = padded.reshape(nf, hop).max(axis=1)
+    g = np.minimum(1.0, cap / np.maximum(peaks, 1e-12))
+    held = g.copy()
+    for d in range(1, LIMIT_SPREAD_HOPS + 1):
+        held[d:] = np.minimum(held[d:], g[:-d])
+        held[:-d] = np.minimum(held[:-d], g[d:])
+    centres = np.arange(nf) * hop + hop / 2.0
+    gain = np.interp(np.arange(len(x)), centres, held)
+    y = np.clip(x * gain, -cap, cap)
+    return y, float(-20.0 * np.log10(held.min()))

@@ -11,6 +11,8 @@ alone.  No silence detection is used to find words.
 """
 
 import ctypes
+import os
+import pickle
 
 import numpy as np
 
@@ -23,7 +25,9 @@ EV_WORD, EV_END, EV_PHONEME = 1, 5, 7
 
 # espeak-ng voice per language tag.
 VOICES = {"de": "de", "fr": "fr", "es": "es", "nl": "nl", "pl": "pl",
-          "it": "it", "ru": "ru", "en-GB": "en-gb", "en-US": "en-us"}
+          "it": "it", "ru": "ru", "en-GB": "en-GB-x-rp", "en-US": "en-us"}
+# (espeak-ng 1.51 has no voice named "en-gb": British English is "en", and "en-GB-x-rp" its
+# Received Pronunciation variant.)
 
 
 class _Event(ctypes.Structure):
@@ -68,18 +72,41 @@ class ESpeak:
         return 0
 
     def synth(self, text):
-        """(samples as float64 in -1..1, [(type, text_position (1-based chars), sample, phoneme)])."""
+        """(samples as float64 in -1..1, [(type, text_position (1-based chars), sample, phoneme)]).
+
+        espeak-ng keeps state from one synthesis to the next (the same sentence comes out a few
+        samples to 50 ms different after another one), and it cannot be reset short of
+        espeak_Terminate, which hangs here. So every sentence is spoken in a forked child of
+        this process, which never speaks itself: each sentence starts from the same state, and
+        its audio and timing do not depend on what was spoken before (scripts/cut-audit can
+        repeat any cut exactly)."""
         if text in self._cache:
             return self._cache[text]
-        self._samples, self._events = [], []
-        data = text.encode("utf-8")
-        rc = self.lib.espeak_Synth(data, len(data) + 1, 0, 0, 0, CHARS_UTF8, None, None)
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(r)
+                self._samples, self._events = [], []
+                data = text.encode("utf-8")
+                rc = self.lib.espeak_Synth(data, len(data) + 1, 0, 0, 0, CHARS_UTF8, None, None)
+                self.lib.espeak_Synchronize()
+                x = (np.concatenate(self._samples).astype(np.float64) / 32768.0
+                     if self._samples else np.zeros(0))
+                with os.fdopen(w, "wb") as f:
+                    pickle.dump((rc, x, list(self._events)), f)
+            finally:
+                os._exit(0)
+        os.close(w)
+        with os.fdopen(r, "rb") as f:
+            payload = f.read()
+        os.waitpid(pid, 0)
+        if not payload:
+            raise RuntimeError(f"espeak-ng: the synthesis of {text!r} died")
+        rc, x, events = pickle.loads(payload)
         if rc != 0:
             raise RuntimeError(f"espeak_Synth failed ({rc}) for {text!r}")
-        self.lib.espeak_Synchronize()
-        x = (np.concatenate(self._samples).astype(np.float64) / 32768.0
-             if self._samples else np.zeros(0))
-        self._cache[text] = (x, list(self._events))
+        self._cache[text] = (x, events)
         return self._cache[text]
 
     def phoneme_count(self, word):
@@ -126,8 +153,88 @@ def _end(events, n_samples):
     return ends[-1] if ends else n_samples
 
 
-def cut(eng, words, index):
-    """Samples of words[index] cut from the spoken phrase, or None."""
+def _real(name):
+    """A phoneme that is heard: espeak-ng's pauses and stress marks start with '_'."""
+    return name and not name.startswith("_")
+
+
+def _phonemes_of_words(words, events):
+    """For each word of the phrase, its phoneme events [(sample, name)] (by the text position
+    espeak-ng reports for each phoneme); a word joined to the one before it gets none."""
+    starts = _token_starts(words) + [10 ** 9]
+    out = [[] for _ in words]
+    for t, pos, sample, name in events:
+        if t != EV_PHONEME or not _real(name):
+            continue
+        for k in range(len(words)):
+            if starts[k] <= pos - 1 < starts[k + 1]:
+                out[k].append((sample, name))
+                break
+    return out
+
+
+def _word_start(events, words, phones, k):
+    """First sample of word k: its word event, unless that event lies on a phoneme of the word
+    before (espeak-ng puts the word event of "heure" in "une heure" on the /n/ of "une",
+    enchaînement), then its first phoneme."""
+    starts = _token_starts(words) + [10 ** 9]
+    ev = [e[2] for e in events if e[0] == EV_WORD and starts[k] <= e[1] - 1 < starts[k + 1]]
+    first = phones[k][0][0] if phones[k] else None
+    if not ev:
+        return first
+    if k > 0 and phones[k - 1] and ev[0] <= phones[k - 1][-1][0] and first is not None:
+        return first
+    return ev[0] if first is None else min(ev[0], first)
+
+
+def alone(eng, text):
+    """The phonemes of `text` spoken on its own (no neighbour)."""
+    _, events = eng.synth(text)
+    return [e[3] for e in events if e[0] == EV_PHONEME and _real(e[3])]
+
+
+def cut_span(eng, words, first, last):
+    """(samples, phonemes in the cut, phonemes of the span spoken alone) of words[first..last]
+    cut from the spoken phrase at phoneme events, or None when espeak-ng reports no phonemes
+    for a word of the span (joined to its neighbour).
+
+    The cut starts at the first word's start and ends where the next word's first heard
+    phoneme starts (so a consonant espeak-ng times at the very end of a word, like the /l/ of
+    "nul" before "uur", stays in its word).  A liaison consonant the span has only before the
+    next word ("trois|z heures", "est|t une") is left out: the cut ends where it starts."""
+    text = " ".join(words)
+    x, events = eng.synth(text)
+    phones = _phonemes_of_words(words, events)
+    if any(not phones[k] for k in range(first, last + 1)):
+        return None
+    a = _word_start(events, words, phones, first)
+    if last + 1 < len(words):
+        nxt = phones[last + 1]
+        if not nxt:
+            # The next word is joined to this one ("es ist"): its phonemes are counted in
+            # this word's, so the phoneme events cannot say where this word ends.
+            return None
+        b = nxt[0][0]
+    else:
+        b = _end(events, len(x))
+    inside = [n for k in range(first, last + 1) for _, n in phones[k]]
+    want = alone(eng, " ".join(words[first:last + 1]))
+    if len(inside) > len(want) and inside[:len(want)] == want:
+        # A liaison consonant at the end: stop where it starts.
+        extra_at = [smp for k in range(first, last + 1) for smp, _ in phones[k]][len(want)]
+        b = min(b, extra_at)
+    if b is None or a is None or b <= a:
+        return None
+    # What the clip holds, by espeak-ng's own timing: every heard phoneme whose event falls
+    # inside the cut window.
+    inside = [n for t, _, smp, n in events if t == EV_PHONEME and _real(n) and a <= smp < b]
+    return x[a:b], inside, want
+
+
+def cut_joined(eng, words, index):
+    """(samples, phonemes in the cut) of words[index] when espeak-ng joined it to a neighbour
+    ("es ist" has one word event): split at the phoneme events after as many phonemes as the
+    words before it have alone.  None when that gives no cut."""
     text = " ".join(words)
     x, events = eng.synth(text)
     a = _boundary(eng, words, events, index)
@@ -136,23 +243,59 @@ def cut(eng, words, index):
     b = _boundary(eng, words, events, index + 1) if index + 1 < len(words) else _end(events, len(x))
     if b is None or b <= a:
         return None
-    return x[a:b]
+    inside = [n for t, _, smp, n in events if t == EV_PHONEME and _real(n) and a <= smp < b]
+    return x[a:b], inside
+
+
+# Allophones a language's own phonology chooses by context, compared as one phoneme: Spanish
+# /b d g/ are the approximants [β ð ɣ] (espeak-ng: B D Q) after a vowel or /s/ ("las Dos"),
+# the word's own sound in that place, not a neighbour's.
+ALLOPHONES = {"es": {"B": "b", "D": "d", "Q": "g"}}
+
+
+def same_phonemes(tag, got, want):
+    m = ALLOPHONES.get(tag, {})
+    return got is not None and [m.get(p, p) for p in got] == [m.get(p, p) for p in want]
 
 
 def make_voice_clips(tag, candidates, rate, log):
-    """{clip id: float array at `rate`}, {clip id: the phrase (display words) it was cut from}."""
+    """{clip id: float array at `rate`}, {clip id: (display words, index or (first, last))},
+    {clip id: (phonemes in the cut, phonemes alone)}.
+
+    A clip id may be a unit of several words ("deux heures"): its candidates then name the
+    span (first, last).  Each clip comes from the first candidate phrase whose cut holds
+    exactly the phonemes the word (or unit) has when spoken alone: no sound of a neighbour
+    and none of its own lost.  When no candidate is clean, the first that cuts at all is
+    used and reported (`audit` lists it)."""
     eng = ESpeak(VOICES[tag])
-    clips, used = {}, {}
+    clips, used, audit = {}, {}, {}
     for word, cands in candidates.items():
+        fallback = None
         for (phrasing, minute, led, text, ids), i in cands:
-            y = cut(eng, list(text), i)
-            if y is not None and len(y) > eng.rate // 50:
-                clips[word] = audio.finish_voice_clip(audio.resample_array(y, eng.rate, rate), rate)
-                used[word] = (text, i)
+            first, last = (i, i) if isinstance(i, int) else i
+            got = cut_span(eng, list(text), first, last)
+            if got is None and first == last:
+                joined = cut_joined(eng, list(text), first)
+                if joined is not None:
+                    got = joined + (alone(eng, text[first]),)
+            if got is None:
+                continue
+            y, inside, want = got
+            if len(y) <= eng.rate // 50:
+                continue
+            if same_phonemes(tag, inside, want):
+                fallback = (y, (text, i), (inside, want))
                 break
-        else:
+            if fallback is None:
+                fallback = (y, (text, i), (inside, want))
+        if fallback is None:
             raise RuntimeError(f"espeak-ng: no phrase gives word timings for {word!r}")
-    return clips, used
+        y, used[word], audit[word] = fallback
+        if not same_phonemes(tag, *audit[word]):
+            log(f"{tag}: {word!r}: no clean cut; from {' '.join(used[word][0])!r} it holds "
+                f"{audit[word][0]} (alone: {audit[word][1]})")
+        clips[word] = audio.finish_voice_clip(audio.resample_array(y, eng.rate, rate), rate)
+    return clips, used, audit
 
 
 def version():

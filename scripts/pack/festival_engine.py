@@ -97,7 +97,7 @@ def _segment_at(info, t, side):
     raise RuntimeError(f"no segment boundary at {t}")
 
 
-def _window(info, first_tok, last_tok, phones=None):
+def _window(info, first_tok, last_tok, phones=None, reach_after=PAUSE_REACH_AFTER):
     """Cut window for tokens first..last: (start, end, onset) in seconds.
 
     An edge next to a pause reaches into it (the trim later finds the real
@@ -120,7 +120,7 @@ def _window(info, first_tok, last_tok, phones=None):
     if prev[0] in pauses:
         start -= min(PAUSE_REACH_BEFORE, prev[2] - prev[1])
     if nxt[0] in pauses:
-        end += min(PAUSE_REACH_AFTER, nxt[2] - nxt[1])
+        end += min(reach_after, nxt[2] - nxt[1])
     elif nxt[0] in vowels:
         end -= END_BEFORE_VOWEL
     onset = None
@@ -180,6 +180,12 @@ def _cut(x, rate, t0, t1, onset):
 # vowels, voiceless consonants).  The Russian voice reads UTF-8; the Italian one Latin-1.
 _RU_VOWELS = {"a", "e", "i", "o", "u", "y", "aa", "ae", "ee", "ii", "oo", "uu", "yy", "ay", "ey"}
 _IT_VOWELS = {"a", "e", "i", "o", "u", "a1", "e1", "i1", "o1", "u1", "E", "O", "E1", "O1"}
+# How far a cut may reach into a following pause, per language: the Italian diphone voice's
+# pauses carry faint noise (about -65 dBFS) that the trim keeps, and its words end at their last
+# segment (no release beyond it), so its cuts stop 40 ms into the pause; reaching 250 ms in, as
+# for the HTS voice, left ~250 ms of near-silence at the end of "sette", "ventidue",
+# "ventisette" and "trentadue": a pause inside a phrase.
+PAUSE_REACH_AFTER_BY_LANG = {"it": 0.04}
 LANG_VOICES = {
     "en-GB": ("voice_cmu_us_slt_arctic_hts", "utf-8", ({"pau"}, VOWELS, VOICELESS)),
     "ru": ("voice_msu_ru_nsh_clunits", "utf-8",
@@ -233,7 +239,8 @@ def make_lang_clips(tag, candidates, workdir, rate, log):
                     loaded[n] = audio.load_resampled(
                         os.path.join(workdir, f"{tag}-{round_no}-{n:03d}.wav"), rate)
                 x = loaded[n]
-                t0, t1, onset = _window(info, i, i, phones)
+                t0, t1, onset = _window(info, i, i, phones,
+                                        PAUSE_REACH_AFTER_BY_LANG.get(tag, PAUSE_REACH_AFTER))
                 i0, i1 = _cut(x, rate, t0, t1, onset)
                 if i1 - i0 > rate // 50:
                     clips[w] = audio.finish_voice_clip(x[i0:i1], rate, vowel_onset=(onset == "vowel"))

@@ -180,3 +180,29 @@ def carriers(got, words):
             return (is_final != want_final, x[2] == 0 and x[3] > 1, x[3], x[0])
         out[w] = [(got[x[0]], x[2]) for x in sorted(pool, key=key)]
     return out
+
+
+def unit_carriers(got, units, first_phrasing=None):
+    """For each unit (a tuple of clip ids said together, e.g. ("deux", "heures")), candidate
+    (phrase, (first, last)) pairs, best first, chosen as `carriers` chooses for a word."""
+    out = {}
+    first = first_phrasing or (got[0][0] if got else None)
+    for unit in units:
+        n = len(unit)
+        u = []
+        for order, (phrasing, minute, led, text, clips) in enumerate(got):
+            for i in range(len(clips) - n + 1):
+                if tuple(clips[i:i + n]) == unit:
+                    u.append((order, led, i, len(clips)))
+        if not u:
+            continue
+        if any(got[x[0]][0] == first for x in u):
+            u = [x for x in u if got[x[0]][0] == first]
+        plain = [x for x in u if not x[1]] or u
+        finals = sum(1 for x in plain if x[2] + n == x[3])
+        want_final = finals * 2 > len(plain)
+
+        def key(x):
+            return ((x[2] + n == x[3]) != want_final, x[2] == 0 and x[3] > n, x[1], x[3], x[0])
+        out[" ".join(unit)] = [(got[x[0]], (x[2], x[2] + n - 1)) for x in sorted(u, key=key)]
+    return out

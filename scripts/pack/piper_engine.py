@@ -32,7 +32,7 @@ def _load(model_path, want_alignments):
         sys.exit("make-pack: --engine piper needs the piper-tts Python package in the "
                  "interpreter running this script, e.g.\n"
                  "  python3 -m venv ~/piper && ~/piper/bin/pip install piper-tts onnx numpy\n"
-                 "  ~/piper/bin/python3 scripts/make-pack --engine piper --piper-model M.onnx --out DIR")
+                 "  ~/piper/bin/python3 scripts/make-pack --engine piper --model M.onnx --out DIR")
     voice = PiperVoice.load(model_path, include_alignments=want_alignments)
     return voice, SynthesisConfig
 
@@ -136,3 +136,46 @@ def make_voice_clips(model_path, rate, log):
                 clips[cid] = audio.finish_voice_clip(seg, rate)
                 isolated.add(cid)
     return clips, isolated
+
+
+def make_lang_clips(model_path, candidates, rate, log):
+    """{clip id: float array at `rate`}, {clip id: (display words, index)} for a language pack
+    from a Piper voice: each word is cut, at Piper's phoneme alignments (the space phoneme between
+    words, as above), from the first of its candidate sentences (lang_carriers.carriers) whose
+    phoneme groups match its words one to one.  Needs piper-tts >= 1.3 and onnx."""
+    if importlib.util.find_spec("onnx") is None:
+        sys.exit("make-pack: --engine piper with --language needs phoneme alignments: install "
+                 "the onnx package beside piper-tts (pip install onnx)")
+    voice, SynthesisConfig = _load(model_path, True)
+    syn = SynthesisConfig()
+    cache = {}
+    clips, used = {}, {}
+    for word, cands in candidates.items():
+        for (phrasing, minute, led, text, ids), i in cands:
+            if not isinstance(i, int):
+                continue
+            sentence = " ".join(text)
+            if sentence not in cache:
+                x, sr, al = _synth(voice, sentence, syn, True)
+                cache[sentence] = (x, sr, _groups(al) if al else [])
+            x, sr, groups = cache[sentence]
+            if len(groups) != len(text):
+                continue
+            s, e = groups[i][0], groups[i][1]
+            if i == 0:
+                s = 0
+            if i == len(text) - 1:
+                e = len(x)
+            seg = audio.resample_array(x[s:e], sr, rate)
+            vowel = i > 0 and groups[i][2] in IPA_VOWELS
+            if vowel:
+                seg = seg[audio.skip_to_vowel_onset(seg, rate, 0):]
+            if len(seg) <= rate // 50:
+                continue
+            clips[word] = audio.finish_voice_clip(seg, rate, vowel_onset=vowel)
+            used[word] = (tuple(text), i)
+            break
+        else:
+            raise RuntimeError(f"piper: no sentence of the language could be aligned word by word "
+                               f"for {word!r}")
+    return clips, used

@@ -11,6 +11,7 @@
 // Imported by the MQTT target only.
 #include <stdbool.h>
 #include <mosquitto.h>
+#include <mqtt_protocol.h>
 
 /// Loads libmosquitto.so.1 and runs mosquitto_lib_init, once per process (thread-safe). Returns
 /// NULL when it is loaded, else a sentence saying why it could not be (dlerror's text and the fix).
@@ -45,5 +46,11 @@ void tc_mosquitto_disconnect_callback_set(struct mosquitto *mosq,
                                           void (*on_disconnect)(struct mosquitto *, void *, int));
 void tc_mosquitto_message_callback_set(struct mosquitto *mosq,
                                        void (*on_message)(struct mosquitto *, void *, const struct mosquitto_message *));
+
+// MQTT 5 (the protocol is chosen before connecting): "retain as published" on the command topics,
+// so a command published with the retain flag while the room is connected is seen as retained.
+int tc_mosquitto_int_option(struct mosquitto *mosq, enum mosq_opt_t option, int value);
+int tc_mosquitto_subscribe_v5(struct mosquitto *mosq, int *mid, const char *sub, int qos, int options);
+const char *tc_mosquitto_reason_string(int reason_code);
 
 #endif

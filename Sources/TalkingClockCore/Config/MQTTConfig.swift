@@ -141,6 +141,14 @@ extension ConfigReader {
                         "'topic' in \(section) must be a topic prefix such as \"talking-clock\" or \"home/clocks\": "
                             + "no '+' or '#', no empty level, no leading or trailing '/', not \(TOMLValue.quoted(text)).")
                 }
+                // `$SYS/…` is the broker's own tree (MQTT 3.1.1 §4.7.2): clients may not publish
+                // there, and subscriptions to `+/…` do not see it, so nothing would arrive.
+                guard !text.hasPrefix("$") else {
+                    throw fail(
+                        e, key: "mqtt.topic",
+                        "'topic' in \(section) must not start with '$' (\(TOMLValue.quoted(text))): topics beginning "
+                            + "with '$', such as $SYS, belong to the broker; use a prefix such as \"talking-clock\".")
+                }
                 topic = text
             case "username":
                 let text = try string(e, "the user name the broker knows this clock by", section: section)
@@ -177,11 +185,15 @@ extension ConfigReader {
                 discovery = try bool(e)
             case "discovery-prefix":
                 let text = try string(e, "a topic prefix such as \"homeassistant\"", section: section)
-                guard !text.isEmpty, !text.contains(where: { "+#\0".contains($0) }) else {
+                let levels = text.split(separator: "/", omittingEmptySubsequences: false)
+                guard !text.isEmpty, !text.contains(where: { "+#\0".contains($0) }), !levels.contains(where: \.isEmpty),
+                    !text.hasPrefix("$")
+                else {
                     throw fail(
                         e, key: "mqtt.discovery-prefix",
-                        "'discovery-prefix' in \(section) must be a topic prefix such as \"homeassistant\", not "
-                            + "\(TOMLValue.quoted(text)).")
+                        "'discovery-prefix' in \(section) must be a topic prefix such as \"homeassistant\" (Home "
+                            + "Assistant's default): no '+' or '#', no empty level, no leading or trailing '/', not "
+                            + "starting with '$', not \(TOMLValue.quoted(text)).")
                 }
                 prefix = text
             default:

@@ -136,6 +136,19 @@ public enum ControlRequest: Hashable, Sendable {
         }
         // Printable ASCII and tab only: anything else is a binary client or a wrong socket.
         guard bytes.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x09 }) else {
+            // Text, but not ASCII: say which character ("mute for ５m" has a fullwidth digit).
+            if let text = String(validating: bytes, as: UTF8.self),
+                let odd = text.unicodeScalars.first(where: { !$0.isASCII }),
+                text.unicodeScalars.allSatisfy({ !($0.value < 0x20 && $0 != "\t") && $0.value != 0x7F })
+            {
+                let hex = String(odd.value, radix: 16, uppercase: true)
+                let code = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+                let digit = odd.properties.numericType == .decimal
+                return .failure(
+                    ControlProtocolError(
+                        "the request contains '\(Character(odd))' (\(code)), but commands are plain ASCII"
+                            + (digit ? "; write numbers with the digits 0-9, e.g. \"mute for 5m\"." : "; retype it with plain letters and digits, e.g. \"mute for 30m\".")))
+            }
             return .failure(
                 ControlProtocolError(
                     "the request contains non-text bytes; send one line of plain text such as \"status\"."))

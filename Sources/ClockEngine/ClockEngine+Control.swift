@@ -1,0 +1,253 @@
+import FoundationEssentials
+import TalkingClockCore
+
+/// The control surface and reloads: what the engine answers to each request of the command table.
+extension ClockEngine {
+    // MARK: - Control
+
+    mutating func control(_ request: ControlRequest, _ replyTo: ReplyTo, now: Double, _ out: inout [EngineEffect]) {
+        if let reply = respond(request, replyTo, now: now, &out) { out.append(.reply(replyTo, reply)) }
+    }
+
+    /// The reply now, or nil when it comes later (an `announce`, a `reload`, a mute being saved, a
+    /// `say` whose device is opening).
+    mutating func respond(_ request: ControlRequest, _ replyTo: ReplyTo, now: Double, _ out: inout [EngineEffect])
+        -> ControlReply?
+    {
+        switch request {
+        case .help: return .ok(ControlRequest.helpText)
+        case .status: return .ok(Self.line(status(now: now)))
+        case .statusJSON: return .ok(status(now: now).json)
+        case .say: return say(at: nil, replyTo, now: now, &out)
+        case .sayAt(let instant): return say(at: instant, replyTo, now: now, &out)
+        case .trigger: return trigger(maxWait: options.maxWait, waiter: nil, now: now, &out)
+        case .announce(let maxWait): return trigger(maxWait: Double(maxWait), waiter: replyTo, now: now, &out)
+        case .mute, .muteFor, .muteUntil, .unmute:
+            var state = scheduler.state
+            switch request {
+            case .mute: state.mute = .muted
+            case .muteFor(let seconds): state.mute = .mutedUntil(Int(now) + seconds)
+            case .muteUntil(let h, let m): state.mute = .mutedUntil(Mute.nextInstant(hour: h, minute: m, after: Int(now), in: zone))
+            default: state.mute = .unmuted
+            }
+            // Applied once it is on disk: a mute that could not be saved is refused, never lost at a restart.
+            pendingSaves[replyTo] = (state, .ok(state.mute.description(in: zone)))
+            out.append(.save(state, for: replyTo))
+            return nil
+        case .skip:
+            if playing != nil {
+                out.append(.log(LogLine(.info, "skip requested", [("action", "cut the current announcement")])))
+                cut(reason: "skip requested", kind: .muted, now: now, &out)
+                return .ok("cut the current announcement")
+            }
+            scheduler.skipNext = true
+            out.append(.log(LogLine(.info, "skip requested", [("action", "leave out the next announcement")])))
+            return .ok("the next announcement will be left out ('unskip' takes it back)")
+        case .unskip:
+            guard scheduler.skipNext else { return .ok("no skip was pending") }
+            scheduler.skipNext = false
+            out.append(.log(LogLine(.info, "skip taken back")))
+            return .ok("the next announcement will be spoken")
+        case .chime(let style):
+            // The same check as at start and reload: the pack must be able to ring it.
+            if let problem = pack.chimeProblem(style) { return .error("chime not changed: \(problem)", kind: .pack) }
+            scheduler.config.chime = style
+            if reloadInFlight { setDuringReload.chime = style }
+            out.append(.log(LogLine(.info, "chime changed", [("chime", style.rawValue), ("until", "reload")])))
+            rearmForNewSettings(now: now, &out)
+            return .ok("chime \(style.rawValue) (until reload or restart; set chime in the config to keep it)")
+        case .volume(let percent):
+            scheduler.config.volume = percent
+            if reloadInFlight { setDuringReload.volume = percent }
+            out.append(.log(LogLine(.info, "volume changed", [("volume", "\(percent)"), ("until", "reload")])))
+            return .ok("volume \(percent) (until reload or restart; set volume in the config to keep it)")
+        case .reload:
+            requestReload(replyTo, &out)
+            return nil
+        }
+    }
+
+    /// A changed chime may change the pre-roll of the boundary armed: wake for it at the new time.
+    mutating func rearmForNewSettings(now: Double, _ out: inout [EngineEffect]) {
+        if let boundary = armed, timerDriven { arm(boundary, now: now, &out) }
+    }
+
+    mutating func saved(_ replyTo: ReplyTo, error: String?, now: Double, _ out: inout [EngineEffect]) {
+        guard let pending = pendingSaves.removeValue(forKey: replyTo) else { return }
+        if let error {
+            out.append(.reply(replyTo, .error("mute state not changed: \(error)", kind: .state)))
+            return
+        }
+        scheduler.state = pending.state
+        stateWarning = nil
+        out.append(.log(LogLine(.info, "mute changed", [("mute", "\(pending.state.mute)")])))
+        if let current = playing, let b = current.boundary, pending.state.mute.isMuted(at: b) {
+            // Muted while its announcement waits for the boundary or plays: silence now.
+            cut(reason: "muted", kind: .muted, now: now, &out)
+        }
+        out.append(.reply(replyTo, pending.reply))
+    }
+
+    /// `say` (now) and `say at T` (first sample at `T`, within the late limit and the horizon).
+    mutating func say(at instant: Double?, _ replyTo: ReplyTo, now: Double, _ out: inout [EngineEffect]) -> ControlReply? {
+        var ahead = 0.0
+        if let instant {
+            let at = Format.fixed(instant, 3)
+            ahead = instant - now
+            out.append(.log(LogLine(.info, "say at", [("instant", at), ("ahead_s", Format.fixed(ahead, 3))])))
+            guard ahead <= ControlRequest.sayAtHorizon else {
+                return .error(
+                    "say at \(at) is \(Format.fixed(ahead, 1)) s ahead, more than \(Int(ControlRequest.sayAtHorizon)) s; send it closer to the instant (say --everywhere picks the next whole second at least 0.5 s away)",
+                    kind: .usage)
+            }
+            guard -ahead <= scheduler.config.lateLimit else {
+                return .error(
+                    "say at \(at) arrived \(Format.fixed(-ahead, 3)) s after its instant, more than late-limit (\(Format.fixed(scheduler.config.lateLimit, 1)) s); nothing spoken. Check that this machine's clock is synchronised (chronyc tracking) and the broker is reachable",
+                    kind: .stale)
+            }
+        }
+        if let current = playing {
+            if let b = current.boundary {
+                return .error(
+                    "the announcement for \(CivilTime.local(b, in: zone).rfc3339) is playing or about to; try again when it ends, or 'skip' it",
+                    kind: .busy)
+            }
+            cut(reason: "replaced by another say", kind: .muted, now: now, &out)  // a later `say` replaces an earlier one
+        }
+        let spokenAt = max(instant ?? now, now)
+        let local = CivilTime.local(Int(spokenAt.rounded(.down)), in: zone)
+        var style = scheduler.config.announcementStyle
+        style.chime = .none  // on demand: just the time
+        let anchor = (instant != nil && ahead > 0) ? instant : nil
+        if let failure = startPlaying(
+            boundary: nil, local: local, style: style, gain: Float(scheduler.config.volume) / 100, anchor: anchor, now: now,
+            sayReply: replyTo, &out)
+        {
+            return .error("failed: \(failure.reason ?? "")", kind: failure.replyKind)
+        }
+        let text = playing?.text ?? ""
+        if let instant {
+            let at = Format.fixed(instant, 3)
+            playing?.sayReplyText =
+                ahead > 0
+                ? "speaking \"\(text)\" at \(at) (in \(Format.fixed(ahead, 3)) s)"
+                : "speaking \"\(text)\" now, \(Format.fixed(-ahead, 3)) s late (say at \(at) arrived after its instant)"
+        } else {
+            playing?.sayReplyText = "speaking \(text)"
+        }
+        return nil
+    }
+
+    /// A trigger (`trigger`, `announce N`, `announce --next`): arm the next boundary if it is within
+    /// `maxWait`. With a waiter, the reply comes once the boundary has been decided and played.
+    mutating func trigger(maxWait: Double, waiter: ReplyTo?, now: Double, _ out: inout [EngineEffect]) -> ControlReply? {
+        // A trigger up to a minute after a boundary that was spoken is told so ("already announced"),
+        // rather than that the next one is too far: the likelier mistake is a late cron line.
+        let recent = BoundarySchedule.next(
+            after: now - max(scheduler.config.lateLimit, 60), in: zone, interval: scheduler.config.interval)
+        if case .skip(_, let local, .alreadySpoken) = scheduler.decide(boundary: recent, now: now, in: zone), playing?.boundary != recent {
+            let o = Outcome(.skipped, boundary: recent, at: local.rfc3339, reason: SkipReason.alreadySpoken.rawValue, replyKind: .stale)
+            last = o
+            out.append(.outcome(o))
+            return .error("\(local.rfc3339) was already announced", kind: .stale)
+        }
+        let boundary = scheduler.nextBoundary(after: now - scheduler.config.lateLimit, in: zone)
+        let local = CivilTime.local(boundary, in: zone)
+        let wait = Double(boundary) - now
+        out.append(.log(LogLine(.info, "trigger", [("boundary", local.rfc3339), ("wait_s", Format.fixed(wait, 1))])))
+        // The wait is checked first, whatever is armed: on the timer driver the next boundary is
+        // always armed, and `announce --next --max-wait 5` must not wait a quarter of an hour.
+        guard wait <= maxWait || playing?.boundary == boundary else {
+            return .error(
+                "the next boundary (\(local.rfc3339)) is \(Int(wait.rounded())) s away, more than --max-wait \(Int(maxWait)) s; trigger closer to it",
+                kind: .stale)
+        }
+        if playing?.boundary == boundary || armed == boundary || looking == boundary {
+            guard let waiter else { return .ok("already announcing \(local.rfc3339)") }
+            waiters.append((boundary, waiter))
+            return nil
+        }
+        if let waiter { waiters.append((boundary, waiter)) }
+        if now >= wakeTime(for: boundary) {
+            lookThenAnnounce(boundary, now: now, &out)  // already inside the lead and pre-roll (or late, within the late limit)
+        } else {
+            arm(boundary, now: now, &out)
+        }
+        return waiter == nil ? .ok("announcing \(local.rfc3339) in \(Format.fixed(max(0, wait), 1)) s") : nil
+    }
+
+    // MARK: Reload
+
+    mutating func requestReload(_ replyTo: ReplyTo?, _ out: inout [EngineEffect]) {
+        if reloadInFlight {
+            reloadAgain = true
+            if let replyTo { nextReloadWaiters.append(replyTo) }
+            return
+        }
+        reloadInFlight = true
+        setDuringReload = (nil, nil)
+        if let replyTo { reloadWaiters.append(replyTo) }
+        out.append(.startReload)
+    }
+
+    mutating func reloaded(
+        _ result: Result<EngineSettings, SettingsFailure>, zone newZone: Zone, now: Double, _ out: inout [EngineEffect]
+    ) {
+        let reply: ControlReply
+        switch result {
+        case .failure(let failure):
+            out.append(.log(LogLine(.error, "reload refused", [("reason", failure.message)])))
+            reply = .error("reload refused, the previous configuration and pack stay: \(failure.message)", kind: failure.kind)
+        case .success(var settings):
+            // What was set while the reload ran was set after it read the file: it stands.
+            if let volume = setDuringReload.volume { settings.config.volume = volume }
+            if let chime = setDuringReload.chime {
+                if let problem = settings.pack.chimeProblem(chime) {
+                    out.append(.log(LogLine(.warning, "chime set during reload dropped", [("chime", chime.rawValue), ("reason", problem)])))
+                } else {
+                    settings.config.chime = chime
+                }
+            }
+            scheduler.config = settings.config
+            pack = settings.pack
+            noteZone(newZone, now: now, &out)
+            out.append(.adopt(settings.config))
+            out.append(.log(LogLine(.info, "reloaded", [("pack", pack.name), ("device", settings.config.device)])))
+            // Also while playing: the boundary armed may not be one in the new zone or interval.
+            if timerDriven {
+                arm(scheduler.boundaryToArm(after: nil, now: now, in: zone), now: now, &out)
+            } else if armed != nil, let boundary = armed {
+                arm(boundary, now: now, &out)
+            }
+            reply = .ok("reloaded" + (settings.warning.map { "; warning: \($0)" } ?? ""))
+        }
+        for waiter in reloadWaiters { out.append(.reply(waiter, reply)) }
+        reloadWaiters = []
+        reloadInFlight = false
+        setDuringReload = (nil, nil)
+        if reloadAgain {
+            reloadAgain = false
+            reloadWaiters = nextReloadWaiters
+            nextReloadWaiters = []
+            reloadInFlight = true
+            out.append(.startReload)
+        }
+    }
+
+    mutating func stop(_ out: inout [EngineEffect]) {
+        stopping = true
+        out.append(.log(LogLine(.info, "stopping")))
+        if let current = playing {
+            playing = nil
+            out.append(.fadeOut(id: current.id))
+            if let boundary = current.boundary {
+                // Spoken (at least in part): the record says so; not an outcome anyone waits on now.
+                resolveWaiters(boundary, .error("not announced: the daemon is stopping", kind: .stale), &out)
+            }
+        }
+        for boundary in Set(waiters.map(\.boundary)) {
+            resolveWaiters(boundary, .error("not announced: the daemon is stopping", kind: .stale), &out)
+        }
+        out.append(.exit(.ok))
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Glibc
+import TestSupport
+import XCTest
+
+/// `rooms` prints what the broker holds: text another client published there must not reach the
+/// terminal raw (escape sequences, a newline that forges a room's line) (issue 22).
+extension RoomsTests {
+    func testRoomsEscapesBrokerText() throws {
+        try brokerUp()
+        let kitchen = try config("kitchen")
+        let d = try start("kitchen", config: kitchen)
+        // A real room's state, with its phrase replaced by a hostile one, retained as room "evil".
+        let json = String(try d.request("status json").dropFirst(3))
+        var object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        var next = try XCTUnwrap(object["next"] as? [String: Any], json)
+        next["text"] = "It's noon\u{1B}[2J\u{1B}]0;pwned\u{07}\nkitchen  offline; forged\u{202E}"
+        object["next"] = next
+        let hostile = String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+        try publish("tc/evil/state", hostile, retain: true)
+        try publish("tc/evil/availability", "online", retain: true)
+        let rooms = try cli(["rooms", "--config", kitchen.path])
+        XCTAssertEqual(rooms.status, 0, rooms.stderr)
+        let lines = rooms.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        XCTAssertEqual(lines.count, 2, rooms.stdout)  // evil and kitchen: no forged third line
+        let evil = try XCTUnwrap(lines.first { $0.hasPrefix("evil ") }, rooms.stdout)
+        XCTAssertFalse(rooms.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x202E })
+        XCTAssertTrue(
+            evil.contains(#"It's noon\u{1B}[2J\u{1B}]0;pwned\u{7}\u{A}kitchen  offline; forged\u{202E}"#), String(evil))
+        try publish("tc/evil/state", "", retain: true)
+        try publish("tc/evil/availability", "", retain: true)
+    }
+
+    /// `--everywhere` prints each room's reply escaped: a fake room answering with an escape
+    /// sequence and a newline cannot forge another room's answer.
+    func testEverywhereEscapesReplies() throws {
+        try brokerUp()
+        let kitchen = try config("kitchen")
+        _ = try start("kitchen", config: kitchen)
+        try publish("tc/evil/availability", "online", retain: true)
+        defer { try? publish("tc/evil/availability", "", retain: true) }
+        let commands = try watch("tc/all/command")
+        // The CLI in the background; this test plays the fake room, answering its command with a
+        // hostile reply.
+        let cli = Process()
+        cli.executableURL = BinaryRunner.binary
+        cli.arguments = ["unmute", "--everywhere", "--wait", "10", "--config", kitchen.path]
+        cli.environment = ProcessInfo.processInfo.environment.merging(["XDG_CONFIG_HOME": "/nonexistent/talking-clock-tests"]) { $1 }
+        let out = Pipe()
+        cli.standardOutput = out
+        cli.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try cli.run()
+        XCTAssertTrue(waitUntil(timeout: 20) { commands().contains("tc/all/command unmute") }, "\(commands())")
+        try publish("tc/evil/reply", "ok \u{1B}[2Jdone\nkitchen: ok forged")
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        cli.waitUntilExit()
+        let r = (status: cli.terminationStatus, stdout: stdout, stderr: "")
+        XCTAssertEqual(r.status, 0, r.stdout)
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.filter { $0.hasPrefix("kitchen: ") }.count, 1, r.stdout)
+        XCTAssertTrue(lines.contains(#"evil: ok \u{1B}[2Jdone\u{A}kitchen: ok forged"#), r.stdout)
+        XCTAssertFalse(r.stdout.unicodeScalars.contains { $0.value == 0x1B })
+    }
+}
