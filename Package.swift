@@ -83,19 +83,25 @@ let package = Package(
         // The courtesy look: the sound server and the session bus at once, within a budget.
         .target(
             name: "Courtesy", dependencies: ["TalkingClockCore", "SoundServer", "DesktopBus"], swiftSettings: size),
+        // Finding and reading the config file, the user's directories, the system zone and the MQTT
+        // password file: shared by the daemon and the CLI.
+        .target(name: "ConfigFiles", dependencies: ["TalkingClockCore", "TimeZoneRules", "TOML"], swiftSettings: size),
         // Event loop, timers, control socket, state, config files: the only owner of fds.
         .target(
             name: "Daemon",
             dependencies: [
                 "ClockEngine", "TalkingClockCore", "TimeZoneRules", "TOML", "JSON", "SoundPack", "Playback", "ALSAOutput",
-                "CLinux", "MQTT", "Courtesy", "SpeechDispatcher",
+                "CLinux", "MQTT", "Courtesy", "SpeechDispatcher", "ConfigFiles",
             ],
             swiftSettings: size
         ),
+        // The CLI's clients of a running daemon: the control socket and the MQTT remote (rooms,
+        // --everywhere).
+        .target(name: "Clients", dependencies: ["ConfigFiles", "Daemon", "MQTT", "CLinux", "TalkingClockCore"], swiftSettings: size),
         .executableTarget(
             name: "talking-clock",
             dependencies: [
-                "TalkingClockCore", "SoundPack", "Playback", "ALSAOutput", "Daemon", "Courtesy", "TOML", "JSON",
+                "TalkingClockCore", "SoundPack", "Playback", "ALSAOutput", "Daemon", "Courtesy", "TOML", "JSON", "ConfigFiles", "Clients",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: size,
@@ -118,7 +124,7 @@ let package = Package(
         .target(name: "TestEnvironment"),
         .target(
             name: "TestSupport",
-            dependencies: ["TalkingClockCore", "ClockEngine", "TimeZoneRules", "Playback", "SoundPack", "TestEnvironment"]),
+            dependencies: ["TalkingClockCore", "ClockEngine", "ConfigFiles", "TimeZoneRules", "Playback", "SoundPack", "TestEnvironment"]),
 
         .testTarget(name: "TalkingClockCoreTests", dependencies: ["TalkingClockCore", "JSON", "TestSupport"]),
         .testTarget(name: "TimeZoneRulesTests", dependencies: ["TimeZoneRules"]),
@@ -130,7 +136,7 @@ let package = Package(
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "TestSupport"]),
         .testTarget(name: "ALSAOutputTests", dependencies: ["ALSAOutput", "Playback", "SoundPack", "Daemon", "TestSupport"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "Daemon", "TestSupport"]),
-        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "ClockEngine", "TestSupport"]),
+        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "ConfigFiles", "ClockEngine", "TestSupport"]),
         .testTarget(name: "ClockEngineTests", dependencies: ["ClockEngine", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["SoundPack", "TestSupport"]),
         .testTarget(name: "SoundServerTests", dependencies: ["SoundServer", "TestSupport"]),

@@ -1,3 +1,4 @@
+import ConfigFiles
 import FoundationEssentials
 import CLinux
 import Glibc

@@ -1,3 +1,4 @@
+import ConfigFiles
 import ClockEngine
 import Courtesy
 import FoundationEssentials

@@ -1,3 +1,4 @@
+import ConfigFiles
 import FoundationEssentials
 import TalkingClockCore
 
@@ -38,8 +39,3 @@ public struct DaemonOptions {
     }
 }
 
-/// A failure to start, with the exit status it maps to.
-public struct DaemonStartError: Error, CustomStringConvertible {
-    public var status: ExitStatus
-    public var description: String
-}

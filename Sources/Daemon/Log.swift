@@ -1,3 +1,4 @@
+import ConfigFiles
 import FoundationEssentials
 import Glibc
 

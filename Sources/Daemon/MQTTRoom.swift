@@ -1,3 +1,4 @@
+import ConfigFiles
 import CLinux
 import FoundationEssentials
 import Glibc
@@ -59,35 +60,7 @@ struct MQTTSettings {
 
     /// The password from `password-file` (nil without one), refusing a file that group or others can read.
     static func readPassword(_ config: MQTTConfig, configPath: String?) throws(DaemonStartError) -> String? {
-        var password: String?
-        if let file = config.passwordFile {
-            let origin = config.passwordFileOrigin ?? configPath ?? "config"
-            var path = file
-            if !path.hasPrefix("/"), let configPath {
-                path = URL(fileURLWithPath: configPath).deletingLastPathComponent().appendingPathComponent(file).path
-            }
-            var st = stat()
-            guard stat(path, &st) == 0 else {
-                throw DaemonStartError(
-                    status: .badInput,
-                    description:
-                        "\(origin): the MQTT password file \(path) cannot be read (\(String(cString: strerror(errno)))); create it with the password on one line and 'chmod 600 \(path)'.")
-            }
-            guard st.st_mode & 0o077 == 0 else {
-                throw DaemonStartError(
-                    status: .badInput,
-                    description:
-                        "\(origin): the MQTT password file \(path) can be read by other users (mode \(String(st.st_mode & 0o777, radix: 8))); run 'chmod 600 \(path)'.")
-            }
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw DaemonStartError(
-                    status: .badInput,
-                    description: "\(origin): the MQTT password file \(path) cannot be read; check that it is a file you own.")
-            }
-            let text = String(decoding: data, as: UTF8.self)
-            password = String(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
-        }
-        return password
+        try MQTTPasswordFile.read(config, configPath: configPath)
     }
 }
 

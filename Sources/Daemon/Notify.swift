@@ -1,3 +1,4 @@
+import ConfigFiles
 import CLinux
 import FoundationEssentials
 import Glibc

@@ -1,4 +1,5 @@
 import ClockEngine
+import ConfigFiles
 import FoundationEssentials
 import SoundPack
 import TalkingClockCore
@@ -49,7 +50,7 @@ extension ClockDaemon {
                 return true
             }.map(\.rawValue)
             mqtt = try MQTTSettings.resolve(
-                table, configPath: options.configPath ?? defaultConfigPath(), version: options.version, chimes: chimes)
+                table, configPath: options.configPath ?? ConfigFile.defaultConfigPath(), version: options.version, chimes: chimes)
         }
         var warning: String?
         if checkDevice, let failure = Outputs.probe(config.device) {
@@ -63,7 +64,7 @@ extension ClockDaemon {
     }
 
     static func loadConfig(_ options: DaemonOptions) throws(DaemonStartError) -> Config {
-        let config = try loadConfig(path: options.configPath, overrides: options.overrides)
+        let config = try ConfigFile.loadConfig(path: options.configPath, overrides: options.overrides)
         // A TZ that cannot be read is refused at start, not read as UTC at every boundary.
         if config.zone == nil {
             do { _ = try ZoneResolver.resolve(explicit: nil) } catch {

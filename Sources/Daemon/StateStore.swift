@@ -1,3 +1,4 @@
+import ConfigFiles
 import JSON
 import FoundationEssentials
 import Glibc

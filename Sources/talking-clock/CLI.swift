@@ -1,3 +1,4 @@
+import ConfigFiles
 import ArgumentParser
 import Daemon
 import FoundationEssentials

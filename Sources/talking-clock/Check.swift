@@ -1,3 +1,4 @@
+import ConfigFiles
 import ALSAOutput
 import ArgumentParser
 import Courtesy
@@ -53,12 +54,12 @@ struct Check: ParsableCommand {
         try Support.checkLanguage(language)
         let overrides = ConfigOverrides(device: device, pack: pack, chime: chime, phrasing: phrasing, language: language)
         let settings: Config
-        do { settings = try ClockDaemon.loadConfig(path: config, overrides: overrides) } catch {
+        do { settings = try ConfigFile.loadConfig(path: config, overrides: overrides) } catch {
             throw CLIError(error.status, error.description)
         }
         // The device is part of what is configured only when there is a configuration; a bare
         // `check --pack DIR` checks the pack alone, as before.
-        let file = config ?? ClockDaemon.defaultConfigPath()
+        let file = config ?? ConfigFile.defaultConfigPath()
         let readsFile = file.map { FileManager.default.fileExists(atPath: $0) } ?? false
         if readsFile, let file { print("config: \(file)") }
         try Check.perform(

@@ -1,3 +1,5 @@
+import Clients
+import ConfigFiles
 import TOML
 import ArgumentParser
 import Daemon

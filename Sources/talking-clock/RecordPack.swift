@@ -1,3 +1,4 @@
+import ConfigFiles
 import ALSAOutput
 import ArgumentParser
 import Daemon

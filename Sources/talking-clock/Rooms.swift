@@ -1,3 +1,5 @@
+import Clients
+import ConfigFiles
 import JSON
 import ArgumentParser
 import Daemon
@@ -32,9 +34,9 @@ enum Everywhere {
 
     /// The broker connection of the config's `[mqtt]` table (a clear error without one).
     static func remote(configPath: String?) throws -> MQTTRemote {
-        let path = configPath ?? ClockDaemon.defaultConfigPath()
+        let path = configPath ?? ConfigFile.defaultConfigPath()
         let config: Config
-        do { config = try ClockDaemon.loadConfig(path: configPath, overrides: ConfigOverrides()) } catch {
+        do { config = try ConfigFile.loadConfig(path: configPath, overrides: ConfigOverrides()) } catch {
             throw CLIError(error.status, error.description)
         }
         guard let mqtt = config.mqtt else {

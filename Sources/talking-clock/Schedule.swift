@@ -1,3 +1,4 @@
+import ConfigFiles
 import ArgumentParser
 import Daemon
 import FoundationEssentials
@@ -67,7 +68,7 @@ struct Schedule: ParsableCommand {
             zone: try self.zone.map { try Support.zone($0) }, pack: pack, chime: chime, phrasing: phrasing,
             language: language)
         let settings: Config
-        do { settings = try ClockDaemon.loadConfig(path: config, overrides: overrides) } catch {
+        do { settings = try ConfigFile.loadConfig(path: config, overrides: overrides) } catch {
             throw CLIError(error.status, error.description)
         }
         let zone = try settings.zone ?? Support.zone(nil)

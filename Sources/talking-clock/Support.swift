@@ -1,3 +1,4 @@
+import ConfigFiles
 import Daemon
 import FoundationEssentials
 import SoundPack
@@ -55,7 +56,7 @@ enum Support {
     /// The user's config file (if any) with the command line's settings applied.
     static func config(path: String?, options: ClockOptions) throws -> Config {
         let overrides = try options.overrides()
-        do { return try ClockDaemon.loadConfig(path: path, overrides: overrides) } catch {
+        do { return try ConfigFile.loadConfig(path: path, overrides: overrides) } catch {
             throw CLIError(error.status, error.description)
         }
     }

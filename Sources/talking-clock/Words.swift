@@ -1,3 +1,4 @@
+import ConfigFiles
 import ArgumentParser
 import FoundationEssentials
 import TalkingClockCore

@@ -1,3 +1,4 @@
+import ConfigFiles
 import Daemon
 import Foundation
 import Glibc
@@ -11,7 +12,7 @@ final class PathsTests: XCTestCase {
     func testWithoutHOMEConfigStateAndPacksAllUseThePasswdHome() {
         for environment in [[:], ["HOME": ""]] as [[String: String]] {
             XCTAssertEqual(
-                ClockDaemon.defaultConfigPath(environment: environment),
+                ConfigFile.defaultConfigPath(environment: environment),
                 passwdHome + "/.config/talking-clock/config.toml", "\(environment)")
             XCTAssertEqual(
                 StateStore.defaultDirectory(environment: environment).path, passwdHome + "/.local/state/talking-clock",
@@ -36,7 +37,7 @@ final class PathsTests: XCTestCase {
         ]
         for c in cases {
             XCTAssertEqual(
-                ClockDaemon.defaultConfigPath(environment: c.env), c.config + "/talking-clock/config.toml", "\(c.env)")
+                ConfigFile.defaultConfigPath(environment: c.env), c.config + "/talking-clock/config.toml", "\(c.env)")
             XCTAssertEqual(StateStore.defaultDirectory(environment: c.env).path, c.state + "/talking-clock", "\(c.env)")
             XCTAssertEqual(
                 PackLocator.searchPaths(environment: c.env).first?.path, c.packs + "/talking-clock/packs", "\(c.env)")

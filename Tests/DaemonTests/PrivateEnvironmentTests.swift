@@ -1,3 +1,4 @@
+import ConfigFiles
 import Daemon
 import Foundation
 import Glibc
@@ -14,7 +15,7 @@ final class PrivateEnvironmentTests: XCTestCase {
     var root: String { PrivateEnvironment.root.path }
 
     func testTheDefaultPathsAreInsideThePrivateDirectoryNotTheUsersHome() {
-        let config = ClockDaemon.defaultConfigPath() ?? ""
+        let config = ConfigFile.defaultConfigPath() ?? ""
         let state = StateStore.defaultDirectory().path
         let packs = PackLocator.searchPaths().first?.path ?? ""
         for path in [config, state, packs] {

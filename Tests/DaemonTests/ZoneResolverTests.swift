@@ -1,3 +1,4 @@
+@testable import ConfigFiles
 import Foundation
 import TalkingClockCore
 import XCTest

@@ -5,6 +5,7 @@
 // (retained) as Last Will. Prints one line per state change ("state connected", ...) and flushes.
 // With --seconds, runs that long after the first connect, then prints "wakeups N" (event-loop
 // wake-ups for MQTT since that connect) and exits.
+import ConfigFiles
 import CLinux
 import Daemon
 import FoundationEssentials

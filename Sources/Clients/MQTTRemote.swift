@@ -1,4 +1,6 @@
 import CLinux
+import ConfigFiles
+import Daemon
 import Glibc
 import MQTT
 import TalkingClockCore
@@ -30,7 +32,7 @@ public final class MQTTRemote {
     /// Reads the password file like the daemon (refused if others can read it).
     public init(config: MQTTConfig, configPath: String?) throws(DaemonStartError) {
         self.config = config
-        let password = try MQTTSettings.readPassword(config, configPath: configPath)
+        let password = try MQTTPasswordFile.read(config, configPath: configPath)
         var options = MQTTOptions(
             host: config.host, port: config.port, clientID: "talking-clock-cli-\(getpid())-\(Int(WallClock.now() * 1000) % 1_000_000)",
             keepalive: 60, username: config.username, password: password,

@@ -3,7 +3,9 @@ import FoundationEssentials
 import Glibc
 import TalkingClockCore
 
-extension ClockDaemon {
+/// Finding and reading the config file: the daemon, its reload and every command that reads the
+/// configuration come here.
+public enum ConfigFile {
     /// Reads the config file (`path`, or the default location if it exists; none gives the
     /// defaults) and applies the command line's overrides. `run`, `say`, `schedule` and reload
     /// all come here: a path that is there but is not a readable config file (a directory, a
