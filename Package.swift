@@ -134,7 +134,7 @@ let package = Package(
         .testTarget(name: "PhraseGrammarTests", dependencies: ["PhraseGrammar", "TalkingClockCore"], exclude: ["Fixtures"]),
         .testTarget(name: "SoundPackTests", dependencies: ["SoundPack", "TestSupport"]),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "TestSupport"]),
-        .testTarget(name: "ALSAOutputTests", dependencies: ["ALSAOutput", "Playback", "SoundPack", "Daemon", "TestSupport"]),
+        .testTarget(name: "ALSAOutputTests", dependencies: ["ALSAOutput", "Playback", "SoundPack", "Daemon", "ConfigFiles", "TestSupport"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "Daemon", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "ConfigFiles", "ClockEngine", "TestSupport"]),
         .testTarget(name: "ClockEngineTests", dependencies: ["ClockEngine", "TestSupport"]),
@@ -144,7 +144,7 @@ let package = Package(
             name: "CourtesyTests",
             dependencies: [
                 "Courtesy", "DesktopBus", "SpeechDispatcher", "SoundServer", "TalkingClockCore", "TestSupport", "ALSAOutput",
-                "Playback", "Daemon",
+                "Playback", "Daemon", "ConfigFiles",
             ]),
     ]
 )

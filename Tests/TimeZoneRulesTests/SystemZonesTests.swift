@@ -1,4 +1,3 @@
-import ConfigFiles
 import Foundation
 import TimeZoneRules
 import XCTest
