@@ -55,7 +55,12 @@ final class EngineShellTests: BrokerTestCase {
         }
         let config = try writeConfig("[mqtt]\nbroker = \"mqtt://broker.blackhole.test:1883\"\nroom = \"kitchen\"\n")
         let launcher = [BinaryRunner.packageRoot.appendingPathComponent("scripts/harness/blackhole-dns").path]
+        let launched = Date()
         let d = try start(config: config, extra: ["--fake-clock", "2026-07-01T10:14:57Z"], launcher: launcher)
+        // Its first `status` answered (DaemonProcess waits for it) while the lookup hangs: the
+        // connect starts before the loop runs, so a connect on the loop would hold this for 20 s.
+        let firstAnswer = Date().timeIntervalSince(launched)
+        XCTAssertLessThan(firstAnswer, 5, "the socket first answered \(firstAnswer) s after launch")
         // The connect (and its name lookup) started with the daemon; ask while it hangs.
         for _ in 0..<5 {
             let asked = Date()
