@@ -240,10 +240,6 @@ extension ClockEngine {
         if let current = playing {
             playing = nil
             out.append(.fadeOut(id: current.id))
-            if let boundary = current.boundary {
-                // Spoken (at least in part): the record says so; not an outcome anyone waits on now.
-                resolveWaiters(boundary, .error("not announced: the daemon is stopping", kind: .stale), &out)
-            }
         }
         for boundary in Set(waiters.map(\.boundary)) {
             resolveWaiters(boundary, .error("not announced: the daemon is stopping", kind: .stale), &out)

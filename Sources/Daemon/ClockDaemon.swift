@@ -547,7 +547,13 @@ public final class ClockDaemon {
             mqtt?.start()
             logger.info("mqtt settings changed", metadata: ["broker": "\(mqtt?.settings.options.brokerName ?? "none")"])
         }
-        checkDevice()
+        // The reload's job opened the device (or found why it cannot be): hold that handle,
+        // not a second one.
+        if let warning = loaded.deviceWarning {
+            logger.warning("device not usable", metadata: ["device": "\(loaded.config.device)", "hint": warning])
+        } else if playing == nil {
+            outputs.adopt(loaded.config.device, loaded.openedDevice)
+        }
     }
 }
 

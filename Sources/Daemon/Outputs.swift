@@ -76,9 +76,19 @@ final class Outputs {
         return nil
     }
 
-    /// Opens and closes `device` (while another announcement plays on it or another device).
-    static func probe(_ device: String) -> SinkError? {
-        do { _ = try driver(for: device).openAhead(device) } catch { return error }
-        return nil
+    /// Opens `device` ahead on any thread (a reload's job): the handle to keep (nil: the driver
+    /// keeps none), or why it cannot be opened now. `adopt` hands the handle to the loop.
+    static func openAhead(_ device: String) -> Result<AnyObject?, SinkError> {
+        do { return .success(try driver(for: device).openAhead(device)) } catch { return .failure(error) }
+    }
+
+    /// Takes what `openAhead` opened for `device` as the handle held until the next announcement.
+    func adopt(_ device: String, _ opened: AnyObject?) {
+        if let opened {
+            ahead = (device, opened)
+        } else {
+            ahead = nil
+            cold = device
+        }
     }
 }

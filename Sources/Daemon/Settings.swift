@@ -1,6 +1,7 @@
 import ClockEngine
 import ConfigFiles
 import FoundationEssentials
+import Playback
 import SoundPack
 import TalkingClockCore
 
@@ -12,6 +13,9 @@ struct LoadedSettings {
     var mqtt: MQTTSettings?
     /// The device could not be opened when the settings were loaded.
     var deviceWarning: String?
+    /// The device opened while loading (a reload's job), for the loop to hold: the next
+    /// announcement then opens nothing.
+    var openedDevice: AnyObject?
 
     /// What the engine knows of them.
     var engineSettings: EngineSettings {
@@ -52,14 +56,17 @@ extension ClockDaemon {
             mqtt = try MQTTSettings.resolve(
                 table, configPath: options.configPath ?? ConfigFile.defaultConfigPath(), version: options.version, chimes: chimes)
         }
-        var warning: String?
-        if checkDevice, let failure = Outputs.probe(config.device) {
-            warning = deviceWarning(config.device, failure)
+        var loaded = LoadedSettings(config: config, pack: pack, mqtt: mqtt)
+        if checkDevice {
+            switch Outputs.openAhead(config.device) {
+            case .success(let opened): loaded.openedDevice = opened
+            case .failure(let failure): loaded.deviceWarning = deviceWarning(config.device, failure)
+            }
         }
-        return LoadedSettings(config: config, pack: pack, mqtt: mqtt, deviceWarning: warning)
+        return loaded
     }
 
-    static func deviceWarning(_ device: String, _ failure: SinkErrorDescription) -> String {
+    static func deviceWarning(_ device: String, _ failure: SinkError) -> String {
         "the sound device \"\(device)\" cannot be opened now (\(failure.description)); announcements will fail until it can. Fix 'device' in the config or --device ('aplay -L' lists the devices), then reload."
     }
 
@@ -98,4 +105,3 @@ extension ClockDaemon {
     }
 }
 
-typealias SinkErrorDescription = CustomStringConvertible
