@@ -105,6 +105,9 @@ public struct ClockEngine: Sendable {
             requestReload(nil, &out)
         case .stop: stop(&out)
         }
+        // The playback path: a pump that changed nothing (the usual case, every device period)
+        // does not recompute the status.
+        if case .playback(_, .pumped) = event, out.isEmpty { return out }
         finish(now: now, &out)
         return out
     }
