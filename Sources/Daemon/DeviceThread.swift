@@ -277,7 +277,7 @@ private final class Worker: @unchecked Sendable {
         call(job.device, "closing") { sink.close() }
         let result: AnnouncementProgress
         if let failure = session.failure, failure.kind == .stalled {
-            result = .stalled("the sound server stopped taking audio (\(failure.description)); a call may have corked the stream")
+            result = .stalled(failure.description)
         } else if let failure = session.failure {
             result = .failed(failure.description)
         } else {
