@@ -139,6 +139,11 @@ public struct PackManifest: Hashable, Sendable, Decodable {
             let styles = ChimeStyle.allCases.filter { $0 != .none }.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
             throw PackError(.badManifest, "\(path): \"chimes.patterns\" names \"\(name)\", which is not a chime; patterns can replace \(styles).")
         }
+        for name in manifest.chimes.patterns.keys.sorted() {
+            if let (key, problem) = manifest.chimes.patterns[name]!.limitProblem() {
+                throw PackError(.badManifest, "\(path): \"chimes.patterns.\(name).\(key)\" \(problem).")
+            }
+        }
         if let (key, value, range) = timingOutOfRange(manifest) {
             throw PackError(
                 .badManifest,
