@@ -103,7 +103,23 @@ public struct MQTTError: Error, Equatable, Sendable, CustomStringConvertible {
     public var reason: String
     public var broker: String
 
-    public var description: String {
+    public var description: String { describe(daemon: true) }
+
+    /// The sentence for a short-lived client (the CLI's `rooms`, `--everywhere`): the same, without
+    /// what the daemon does next ("the clock keeps speaking and reconnects").
+    public var clientDescription: String { describe(daemon: false) }
+
+    func describe(daemon: Bool) -> String {
+        let text = sentence
+        guard !daemon else { return text }
+        for clause in ["; the clock keeps speaking and reconnects.", "; the clock keeps speaking and retries."]
+        where text.hasSuffix(clause) {
+            return String(text.dropLast(clause.count)) + "."
+        }
+        return text
+    }
+
+    private var sentence: String {
         switch kind {
         case .refused(let code):
             // 4/5 under MQTT 3.1.1; 134 (bad user name or password) and 135 (not authorized) under MQTT 5.

@@ -62,3 +62,60 @@ extension RoomsTests {
         XCTAssertFalse(r.stdout.unicodeScalars.contains { $0.value == 0x1B })
     }
 }
+
+/// What the CLI takes from the broker (issue 29, item 9): a retained state with no availability is
+/// not a room; only the first reply of a room online when the command went out is an answer; the
+/// broker being down is said as a command's failure, not the daemon's ("keeps speaking").
+extension RoomsTests {
+    func testAGhostRoomAndExtraRepliesAreNotAnswers() throws {
+        try brokerUp()
+        let kitchen = try config("kitchen")
+        let d = try start("kitchen", config: kitchen)
+        // A state retained for a room that has no availability: not a room.
+        let state = String(try d.request("status json").dropFirst(3))
+        try publish("tc/ghost/state", state, retain: true)
+        defer { try? publish("tc/ghost/state", "", retain: true) }
+        // A room "online" that never answers keeps the CLI waiting, so every reply below is seen.
+        try publish("tc/silent/availability", "online", retain: true)
+        defer { try? publish("tc/silent/availability", "", retain: true) }
+        let all = try cli(["rooms", "--all", "--config", kitchen.path])
+        XCTAssertEqual(all.stdout.split(separator: "\n").map { String($0.split(separator: " ")[0]) }, ["kitchen", "silent"], all.stdout)
+
+        let commands = try watch("tc/all/command")
+        let p = Process()
+        p.executableURL = BinaryRunner.binary
+        p.arguments = ["unmute", "--everywhere", "--wait", "4", "--config", kitchen.path]
+        p.environment = ProcessInfo.processInfo.environment.merging(["XDG_CONFIG_HOME": "/nonexistent/talking-clock-tests"]) { $1 }
+        let out = Pipe()
+        let err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        XCTAssertTrue(waitUntil(timeout: 20) { commands().contains("tc/all/command unmute") }, "\(commands())")
+        try publish("tc/ghost/reply", "ok from a room that is not there")
+        try publish("tc/kitchen/reply", "ok a second answer")
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 4, "silent did not answer: \(stdout)\(stderr)")
+        let lines = stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.filter { $0.hasPrefix("kitchen: ") }.count, 1, stdout)
+        XCTAssertFalse(stdout.contains("ghost"), stdout)
+        XCTAssertTrue(stderr.contains("ignored replies not owed by an online room: "), stderr)
+        XCTAssertTrue(stderr.contains("ghost (1)") && stderr.contains("kitchen (1)"), stderr)
+        XCTAssertTrue(stderr.contains("no reply within 4 s from silent"), stderr)
+    }
+
+    func testRoomsWithTheBrokerDownSaysWhatTheCommandCouldNotDo() throws {
+        // A port nothing listens on: bind one, close it.
+        let peer = try HostilePeer { _ in [] }
+        let port = peer.port
+        peer.stop()
+        let url = try config("kitchen", mqtt: "broker = \"mqtt://127.0.0.1:\(port)\"\nroom = \"kitchen\"\ntopic = \"tc\"\n")
+        let r = try cli(["rooms", "--config", url.path])
+        XCTAssertEqual(r.status, 4, r.stderr)
+        XCTAssertEqual(
+            r.stderr,
+            "talking-clock: MQTT broker mqtt://127.0.0.1:\(port): mosquitto_connect_async failed: Connection refused (errno 111); check that the broker runs and listens on that host and port.\n")
+    }
+}
