@@ -39,6 +39,11 @@ public struct ClipAudio: Sendable {
 public struct ClipInfo: Hashable, Sendable {
     public var frames: Int
     public var format: StreamFormat
+
+    public init(frames: Int, format: StreamFormat) {
+        self.frames = frames
+        self.format = format
+    }
 }
 
 /// Decoding with libsndfile: the only place that calls it.

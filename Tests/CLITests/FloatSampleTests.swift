@@ -34,3 +34,54 @@ final class FloatSampleTests: XCTestCase {
         }
     }
 }
+
+/// Pack limits as `check` and `run` meet them (issue 29, items 5 and 8).
+final class PackLimitCLITests: XCTestCase {
+    var pack: URL!
+
+    override func setUpWithError() throws {
+        pack = FixturePack.temporaryDirectory("limits")
+        try FixturePack.write(to: pack)
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(at: pack) }
+
+    /// 20,000 notes in one minute (under the 1 MiB manifest cap): `check` passed it, and every
+    /// hour then failed with a 17 s render.
+    func testCheckRefusesTwentyThousandNotes() throws {
+        let notes = (0..<20_000).map { #"{"bell": "chime", "at_ms": \#($0 % 120_000)}"# }.joined(separator: ",")
+        let manifest = pack.appendingPathComponent("pack.json")
+        var text = try String(contentsOf: manifest, encoding: .utf8)
+        text = text.replacingOccurrences(
+            of: #""format": 1,"#, with: #""format": 1, "chimes": {"patterns": {"hour": {"notes": {"0": [\#(notes)]}}}},"#)
+        try text.write(to: manifest, atomically: true, encoding: .utf8)
+        let r = try BinaryRunner.run(["check", "--pack", pack.path])
+        XCTAssertEqual(r.status, ExitStatus.packError.rawValue, r.stdout + r.stderr)
+        XCTAssertTrue(
+            r.stdout.contains(
+                #"problem: \#(manifest.path): "chimes.patterns.hour.notes.0" has 20000 notes; one minute may ring at most 64"#),
+            r.stdout)
+    }
+
+    /// A pack over the total-audio bound: `check` and the daemon refuse it from the headers, at once.
+    func testCheckAndRunRefuseAPackOverTheBound() throws {
+        // Three 30 s clips at 8 kHz in a pack declared 192 kHz stereo: 34,560,000 samples decoded.
+        let big = pack.appendingPathComponent("big")
+        try FileManager.default.createDirectory(at: big, withIntermediateDirectories: true)
+        for i in 0..<3 {
+            try FloatWAV.encode([Float](repeating: 0.01, count: 240_000), sampleRate: 8000)
+                .write(to: big.appendingPathComponent("c\(i).wav"))
+        }
+        try #"{"format": 1, "name": "big", "sample_rate": 192000, "channels": 2, "clips": {"chime": "c0.wav", "one": "c1.wav", "two": "c2.wav"}}"#
+            .write(to: big.appendingPathComponent("pack.json"), atomically: true, encoding: .utf8)
+        let sentence = "Sound pack 'big' (\(big.path)) holds 1.5 minutes of audio at 192000 Hz, 2 channels, 16-bit (34560000 samples); a pack may hold at most 33554432 samples"
+        let check = try BinaryRunner.run(["check", "--pack", big.path], timeout: 20)
+        XCTAssertEqual(check.status, ExitStatus.packError.rawValue, check.stdout + check.stderr)
+        XCTAssertTrue(check.stdout.contains("problem: " + sentence), check.stdout)
+        let run = try BinaryRunner.run(
+            ["run", "--pack", big.path, "--device", "null", "--tz", "UTC", "--state-dir", pack.appendingPathComponent("state").path,
+             "--socket", pack.appendingPathComponent("run/s").path], timeout: 20)
+        XCTAssertEqual(run.status, ExitStatus.packError.rawValue, run.stderr)
+        XCTAssertTrue(run.stderr.contains(sentence), run.stderr)
+    }
+}
