@@ -27,6 +27,8 @@ public final class HostilePeer: @unchecked Sendable {
     private let fd: Int32
     private let answer: @Sendable (Int) -> [UInt8]?
     private let readTimeout: Double
+    /// Seconds between the first read and the answer (a daemon busy with a long reload).
+    public var answerDelay: Double = 0
     private let tally = Tally()
     private let lock = NSLock()
     private var reads: [[UInt8]] = []
@@ -138,6 +140,7 @@ public final class HostilePeer: @unchecked Sendable {
             }
             return
         }
+        if answerDelay > 0 { usleep(useconds_t(answerDelay * 1_000_000)) }
         SocketClient.send(c, bytes)
         close(c)
     }
