@@ -42,19 +42,10 @@ extension RoomsTests {
         let commands = try watch("tc/all/command")
         // The CLI in the background; this test plays the fake room, answering its command with a
         // hostile reply.
-        let cli = Process()
-        cli.executableURL = BinaryRunner.binary
-        cli.arguments = ["unmute", "--everywhere", "--wait", "10", "--config", kitchen.path]
-        cli.environment = ProcessInfo.processInfo.environment.merging(["XDG_CONFIG_HOME": "/nonexistent/talking-clock-tests"]) { $1 }
-        let out = Pipe()
-        cli.standardOutput = out
-        cli.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try cli.run()
+        let cli = try background(["unmute", "--everywhere", "--wait", "10", "--config", kitchen.path])
         XCTAssertTrue(waitUntil(timeout: 20) { commands().contains("tc/all/command unmute") }, "\(commands())")
         try publish("tc/evil/reply", "ok \u{1B}[2Jdone\nkitchen: ok forged")
-        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        cli.waitUntilExit()
-        let r = (status: cli.terminationStatus, stdout: stdout, stderr: "")
+        let r = cli.finish()
         XCTAssertEqual(r.status, 0, r.stdout)
         let lines = r.stdout.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.filter { $0.hasPrefix("kitchen: ") }.count, 1, r.stdout)
@@ -82,22 +73,12 @@ extension RoomsTests {
         XCTAssertEqual(all.stdout.split(separator: "\n").map { String($0.split(separator: " ")[0]) }, ["kitchen", "silent"], all.stdout)
 
         let commands = try watch("tc/all/command")
-        let p = Process()
-        p.executableURL = BinaryRunner.binary
-        p.arguments = ["unmute", "--everywhere", "--wait", "4", "--config", kitchen.path]
-        p.environment = ProcessInfo.processInfo.environment.merging(["XDG_CONFIG_HOME": "/nonexistent/talking-clock-tests"]) { $1 }
-        let out = Pipe()
-        let err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
+        let cli = try background(["unmute", "--everywhere", "--wait", "4", "--config", kitchen.path])
         XCTAssertTrue(waitUntil(timeout: 20) { commands().contains("tc/all/command unmute") }, "\(commands())")
         try publish("tc/ghost/reply", "ok from a room that is not there")
         try publish("tc/kitchen/reply", "ok a second answer")
-        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 4, "silent did not answer: \(stdout)\(stderr)")
+        let (status, stdout, stderr) = cli.finish()
+        XCTAssertEqual(status, 4, "silent did not answer: \(stdout)\(stderr)")
         let lines = stdout.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.filter { $0.hasPrefix("kitchen: ") }.count, 1, stdout)
         XCTAssertFalse(stdout.contains("ghost"), stdout)
@@ -117,5 +98,34 @@ extension RoomsTests {
         XCTAssertEqual(
             r.stderr,
             "talking-clock: MQTT broker mqtt://127.0.0.1:\(port): mosquitto_connect_async failed: Connection refused (errno 111); check that the broker runs and listens on that host and port.\n")
+    }
+}
+
+extension RoomsTests {
+    /// The CLI running in the background while the test plays a room on the broker.
+    struct Background {
+        let process: Process
+        let out: Pipe
+        let err: Pipe
+
+        /// Waits for it to exit: its status, stdout and stderr.
+        func finish() -> (status: Int32, stdout: String, stderr: String) {
+            let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, stdout, stderr)
+        }
+    }
+
+    func background(_ arguments: [String]) throws -> Background {
+        let p = Process()
+        p.executableURL = BinaryRunner.binary
+        p.arguments = arguments
+        p.environment = ProcessInfo.processInfo.environment.merging(["XDG_CONFIG_HOME": "/nonexistent/talking-clock-tests"]) { $1 }
+        let b = Background(process: p, out: Pipe(), err: Pipe())
+        p.standardOutput = b.out
+        p.standardError = b.err
+        try p.run()
+        return b
     }
 }

@@ -3,13 +3,11 @@ import SoundPack
 import TalkingClockCore
 import XCTest
 
-/// A chime pattern's size is bounded when the pack is read (issue 29, item 5): 20,000 notes
+/// (PackAbuseTests) A chime pattern's size is bounded when the pack is read (issue 29, item 5): 20,000 notes
 /// (665 KB, under the 1 MiB manifest cap) passed `check` and made every hour fail (a 17 s
 /// render); 4,000 made the voice 2.15 s late. Also: strike minutes that are not minutes, and two
 /// notes that both claim the boundary.
-final class ChimeLimitTests: XCTestCase {
-    let path = "/packs/p/pack.json"
-
+extension PackAbuseTests {
     func manifest(patterns: String) -> String {
         #"{"format": 1, "name": "p", "clips": {"one": "one.wav", "bell": "bell.wav"}, "chimes": {"patterns": {\#(patterns)}}}"#
     }
@@ -18,16 +16,6 @@ final class ChimeLimitTests: XCTestCase {
         (0..<count).map { i in
             #"{"bell": "bell", "at_ms": \#(i % 120_000)\#(anchorAt.contains(i) ? #", "anchor": true"# : "")}"#
         }.joined(separator: ", ")
-    }
-
-    func refusal(_ json: String) -> String? {
-        do {
-            _ = try PackManifest.parse(Data(json.utf8), path: path)
-            return nil
-        } catch {
-            XCTAssertEqual(error.kind, .badManifest)
-            return error.message
-        }
     }
 
     func testTwentyThousandNotesInOneMinuteAreRefused() {
