@@ -125,3 +125,8 @@ public final class SpeechDispatcher {
         }
     }
 }
+
+extension SpeechDispatcher {
+    /// `SpeechResult` by a name that the class (which shares the module's name) can be asked for.
+    public typealias Result = SpeechResult
+}

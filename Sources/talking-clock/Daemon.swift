@@ -3,6 +3,7 @@ import ConfigFiles
 import TOML
 import ArgumentParser
 import Daemon
+import EventLoop
 import FoundationEssentials
 #if canImport(Glibc)
     import Glibc
@@ -200,10 +201,9 @@ struct Trigger: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trigger", abstract: "Tell the running daemon a boundary is near (it waits for it on its own clock).",
         discussion: """
-            Returns at once. The daemon acts on it only if the next boundary is at most 60 s away (the default \
-            --max-wait of 'announce --next'; trigger itself takes no --max-wait) and otherwise replies "error \
-            stale: … more than --max-wait 60 s; trigger closer to it". To choose the wait, or to wait for the \
-            outcome, use 'announce --next --max-wait N'.
+            Returns at once. The daemon acts on it only if the next boundary is at most 60 s away and \
+            otherwise replies "error stale: … more than a trigger waits (60 s); trigger closer to it". To \
+            choose the wait, or to wait for the outcome, use 'announce --next --max-wait N'.
             """)
     @OptionGroup var destination: Destination
     func run() throws { try destination.deliver("trigger") }
