@@ -85,6 +85,14 @@ public final class DaemonProcess {
     }
 
     /// One request line, one reply line (without its newline).
+    /// Waits until `status json` says an announcement is opening or playing; throws with the
+    /// daemon's log if none does within `timeout`.
+    public func waitUntilPlaying(timeout: Double = 20) throws {
+        guard try waitUntil(timeout: timeout, { try request("status json").contains(#""playing":true"#) }) else {
+            throw Failure(description: "it never played: \(log)")
+        }
+    }
+
     public func request(_ line: String, timeout: Double = 5) throws -> String {
         try SocketClient.request(line, path: socket, timeout: timeout)
     }

@@ -91,7 +91,7 @@ struct ClockOptions: ParsableArguments {
     @Option(help: "Sound pack: a name (e.g. 'default') or a directory containing pack.json.")
     var pack: String?
 
-    @Option(help: "ALSA PCM device name, e.g. default, pulse, plughw:1, 'file:FILE=/tmp/x.wav,FORMAT=wav'.")
+    @Option(help: "The output to play on (any the output registry serves): an ALSA device such as default, pulse, plughw:1 or 'file:FILE=/tmp/x.wav,FORMAT=wav'; see docs/outputs.md.")
     var device: String?
 
     @Option(help: "Chime: none, hour, westminster or ships-bells (default: the config's, else hour).")
@@ -106,7 +106,7 @@ struct ClockOptions: ParsableArguments {
     func validate() throws {
         if let device, device.allSatisfy(\.isWhitespace) {
             throw ValidationError(
-                "--device is empty; give an ALSA device name such as default, pulse or plughw:1, or leave the option out to use the config's device (else default).")
+                "--device is empty; give an output such as default, pulse or plughw:1, or leave the option out to use the config's device (else default).")
         }
         if let pack, pack.allSatisfy(\.isWhitespace) {
             throw ValidationError("--pack is empty; give a pack name such as default or a directory that contains pack.json, or leave the option out.")

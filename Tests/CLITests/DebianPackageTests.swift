@@ -9,7 +9,8 @@ import XCTest
 /// while `swift test` runs), ~25 s of debootstrap once a day and a few seconds of apt. The release
 /// build is kept beside test-deb's debootstrap cache in /var/tmp, one per checkout, never in the
 /// checkout itself (it is 219 MB); SwiftPM's lock files go to a private TMPDIR removed afterwards.
-final class DebianPackageTests: XCTestCase {
+/// Named to run last among the CLI's suites: the package check it waits for runs beside them.
+final class TheDebianPackageTests: XCTestCase {
     /// The scripts' usage texts, and a bad option refused with exit 64 (no root needed).
     func testHelpIsAUsageText() throws {
         for script in ["build-deb", "test-deb"] {
@@ -77,6 +78,49 @@ final class DebianPackageTests: XCTestCase {
             "debootstrap is not installed: run scripts/install-deps --test")
 
         let root = BinaryRunner.packageRoot
+        let output: String
+        let status: Int32
+        if let log = ProcessInfo.processInfo.environment["TALKING_CLOCK_PACKAGE_CHECK"] {
+            // Started with the suite, beside the other tests (TestEnvironment): wait for its end.
+            (output, status) = try Self.waitForBackgroundCheck(log: log)
+            print("scripts/test-deb ran beside the other tests, started with the suite")
+        } else {
+            let started = Date()
+            (output, status) = try Self.runCheck(root: root)
+            print("scripts/test-deb took \(Int(Date().timeIntervalSince(started))) s")
+        }
+        // Indented: the script's "N passed, N failed" line is not the suite's closing line.
+        print(output.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
+        XCTAssertEqual(status, 0, "scripts/test-deb failed; its output is above")
+        // Every check ran and passed: 13 on a machine with no sound card (the default-device
+        // checks are skipped, and say so, where a card is present).
+        let summary = output.split(separator: "\n").last { $0.hasSuffix(" passed, 0 failed") }
+        let passed = summary.flatMap { Int($0.prefix { $0.isNumber }) } ?? 0
+        XCTAssertTrue(passed >= 10 && (passed == 13 || output.contains("sound card")), "every check of scripts/test-deb ran and passed")
+        let scratch = Self.scratchPath(checkout: root.path)
+        XCTAssertFalse(scratch.hasPrefix(root.path + "/"), scratch)
+        XCTAssertTrue(
+            FileManager.default.isExecutableFile(atPath: scratch + "/release/talking-clock"),
+            "the package's release build is in \(scratch), outside the checkout")
+    }
+
+    /// Waits for the check the test process started in the background (its log and, once it ended,
+    /// LOG.status); half an hour at most.
+    static func waitForBackgroundCheck(log: String) throws -> (String, Int32) {
+        let statusFile = log + ".status"
+        let deadline = Date().addingTimeInterval(1800)
+        while !FileManager.default.fileExists(atPath: statusFile) {
+            guard Date() < deadline else {
+                return ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "", -1)
+            }
+            usleep(200_000)
+        }
+        let status = Int32((try String(contentsOfFile: statusFile, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        return ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "", status)
+    }
+
+    /// Runs scripts/test-deb now and returns its output and exit status.
+    static func runCheck(root: URL) throws -> (String, Int32) {
         let process = Process()
         process.executableURL = root.appendingPathComponent("scripts/test-deb")
         process.arguments = ["--scratch-path", Self.scratchPath(checkout: root.path)]
@@ -95,25 +139,10 @@ final class DebianPackageTests: XCTestCase {
         process.standardOutput = handle
         process.standardError = handle
         process.standardInput = FileHandle.nullDevice
-        let started = Date()
         try process.run()
         process.waitUntilExit()
         try handle.close()
-        let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-        // Indented: the script's "N passed, N failed" line is not the suite's closing line.
-        print(output.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
-        print("scripts/test-deb took \(Int(Date().timeIntervalSince(started))) s")
-        XCTAssertEqual(process.terminationStatus, 0, "scripts/test-deb failed; its output is above")
-        // Every check ran and passed: 13 on a machine with no sound card (the default-device
-        // checks are skipped, and say so, where a card is present).
-        let summary = output.split(separator: "\n").last { $0.hasSuffix(" passed, 0 failed") }
-        let passed = summary.flatMap { Int($0.prefix { $0.isNumber }) } ?? 0
-        XCTAssertTrue(passed >= 10 && (passed == 13 || output.contains("sound card")), "every check of scripts/test-deb ran and passed")
-        let scratch = Self.scratchPath(checkout: root.path)
-        XCTAssertFalse(scratch.hasPrefix(root.path + "/"), scratch)
-        XCTAssertTrue(
-            FileManager.default.isExecutableFile(atPath: scratch + "/release/talking-clock"),
-            "the package's release build is in \(scratch), outside the checkout")
+        return ((try? String(contentsOf: log, encoding: .utf8)) ?? "", process.terminationStatus)
     }
 
     /// Where the test's release build lives: /var/tmp/talking-clock-test-deb/build_<checkout path, / as _>,

@@ -89,13 +89,7 @@ final class FaultTests: XCTestCase {
     /// Waits until the daemon has opened the device for the next boundary: it does so 1 real
     /// second before it (the lead), so a test can time itself from this event instead of from
     /// when it started the daemon.
-    func waitUntilPlaying(_ d: DaemonProcess, timeout: Double = 20) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !(try d.request("status json")).contains(#""playing":true"#) {
-            guard Date() < deadline else { throw DaemonProcess.Failure(description: "never played: \(d.log)") }
-            usleep(10_000)
-        }
-    }
+    func waitUntilPlaying(_ d: DaemonProcess, timeout: Double = 20) throws { try d.waitUntilPlaying(timeout: timeout) }
 
     // MARK: - The sound device
 

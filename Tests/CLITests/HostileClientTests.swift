@@ -9,16 +9,6 @@ import XCTest
 /// that send half a line and stall. The daemon keeps answering, its descriptors and memory stay
 /// bounded, and the announcement lands on the boundary as measured by the real-time capture.
 final class HostileClientTests: XCTestCase {
-    private struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     var dir: URL!
     var pulse: AudioHarness.PrivatePulse?
@@ -85,7 +75,7 @@ final class HostileClientTests: XCTestCase {
 
         let threads: [@Sendable () -> Void] = [
             {  // Random byte strings, up to 64 KiB each, with whatever newlines they happen to hold.
-                var rng = SplitMix64(state: 0xBAD_B17E5)
+                var rng = SeededGenerator(seed: 0xBAD_B17E5)
                 while Date().timeIntervalSince1970 < until {
                     guard let fd = try? SocketClient.connect(socket, receiveTimeout: 0.2) else { continue }
                     let count = Int(rng.next() % 65_536) + 1
@@ -100,7 +90,7 @@ final class HostileClientTests: XCTestCase {
                 }
             },
             {  // Two 8 MiB streams without a single newline.
-                var rng = SplitMix64(state: 0xF100D)
+                var rng = SeededGenerator(seed: 0xF100D)
                 for _ in 0..<2 {
                     guard let fd = try? SocketClient.connect(socket) else { continue }
                     var chunk = [UInt8](repeating: 0, count: 65_536)
@@ -197,7 +187,7 @@ final class HostileClientTests: XCTestCase {
         for seed in [UInt64(1), 2] {
             group.enter()
             Thread.detachNewThread {
-                var rng = SplitMix64(state: 0x5708 + seed)
+                var rng = SeededGenerator(seed: 0x5708 + seed)
                 while Date().timeIntervalSince1970 < until {
                     guard let fd = try? SocketClient.connect(socket, receiveTimeout: 1) else { continue }
                     switch rng.next() % 4 {

@@ -7,16 +7,6 @@ import XCTest
 /// SIGKILL at random moments while the state changes: the state file on disk always parses and is
 /// one of the states that were set, never empty, partial or reset.
 final class KillTests: XCTestCase {
-    private struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     enum Request {
         case mute, unmute
@@ -78,7 +68,7 @@ final class KillTests: XCTestCase {
             return try JSONDecoder().decode(PersistentState.self, from: data)
         }
 
-        var rng = SplitMix64(state: 0x5EED_0F_C1C)
+        var rng = SeededGenerator(seed: 0x5EED_0F_C1C)
         func below(_ n: Int) -> Int { Int(rng.next() % UInt64(n)) }
         var daemon = try startDaemon()
         defer { daemon.stop() }

@@ -86,11 +86,7 @@ final class NeverLoseAQuarterTests: XCTestCase {
         try writePack()
         // 10:14:58 at real rate: 10:15's wake-up (1 s lead) is 1 s after start.
         let d = try start(fakeClock: "2026-07-01T10:14:57Z", device: "pulse", environment: env)
-        let deadline = Date().addingTimeInterval(20)
-        while !(try d.request("status json")).contains(#""playing":true"#) {
-            guard Date() < deadline else { return XCTFail("it never played: \(d.log)") }
-            usleep(5_000)
-        }
+        try d.waitUntilPlaying()
         let reply = try d.request("say")
         XCTAssertTrue(reply.hasPrefix("error busy: the announcement for 2026-07-01T10:15:00+00:00 is playing or about to"), reply)
         XCTAssertTrue(d.waitForLog("<6>spoke boundary=2026-07-01T10:15:00+00:00", timeout: 20), d.log)
@@ -369,11 +365,7 @@ final class NeverLoseAQuarterTests: XCTestCase {
         let capture = try AudioHarness.startCapture(to: dir.appendingPathComponent("cap.wav"), environment: env)
         let d = try start(fakeClock: "2026-07-01T10:14:58Z", device: "pulse", environment: env)
         // While "fifteen" (3 s) plays:
-        let deadline = Date().addingTimeInterval(20)
-        while !(try d.request("status json")).contains(#""playing":true"#) {
-            guard Date() < deadline else { return XCTFail("it never played: \(d.log)") }
-            usleep(5_000)
-        }
+        try d.waitUntilPlaying()
         usleep(1_500_000)  // into the boundary's words, "fifteen" under way
         var reloaders: [Int32] = []
         for _ in 0..<5 {

@@ -31,15 +31,6 @@ final class RoomsTests: BrokerTestCase {
         return lines
     }
 
-    func waitUntil(timeout: Double, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !condition() {
-            guard Date() < deadline else { return false }
-            usleep(20_000)
-        }
-        return true
-    }
-
     /// A config file for `room`; `mqtt` replaces the default table body.
     func config(_ room: String, mqtt: String? = nil, top: String = "") throws -> URL {
         let url = dir.appendingPathComponent("\(room).toml")

@@ -85,16 +85,6 @@ final class SimulatedYearTests: XCTestCase {
 
 // MARK: - The world
 
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Named counters.
 struct Counts {
@@ -121,7 +111,7 @@ final class YearSimulation {
     let days: Int
     let start: Double
     let end: Double
-    private var rng: SplitMix64
+    private var rng: SeededGenerator
     private(set) var tau = 0.0
     private(set) var offset: Double
     var wall: Double { tau + offset }
@@ -206,7 +196,7 @@ final class YearSimulation {
     init(days: Int, seed: UInt64, stateDirectory: URL) {
         self.days = days
         self.seed = seed
-        rng = SplitMix64(state: seed)
+        rng = SeededGenerator(seed: seed)
         // 2026-03-15T00:10:00Z: a month takes in London's spring-forward night (March 29), a year
         // both of its DST nights.
         start = 1_773_533_400

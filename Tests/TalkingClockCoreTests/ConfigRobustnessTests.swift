@@ -6,16 +6,6 @@ import TestSupport
 /// A config file holding garbage or cut short is a clear error with a line, never a crash, and
 /// never silently something else.
 final class ConfigRobustnessTests: XCTestCase {
-    private struct SplitMix64: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     /// The documented example cut at every byte: each prefix either parses (a cut between
     /// complete lines, or inside a comment) or is an error that names the file and a line within
@@ -68,7 +58,7 @@ final class ConfigRobustnessTests: XCTestCase {
     /// 20,000 random inputs: bytes, TOML-ish tokens and mutations of the example. Every one parses
     /// or throws a `ConfigError` with a line; none crashes or hangs.
     func testRandomGarbageNeverCrashes() {
-        var rng = SplitMix64(state: 0xC0FF_1C)
+        var rng = SeededGenerator(seed: 0xC0FF_1C)
         func below(_ n: Int) -> Int { Int(rng.next() % UInt64(n)) }
         let tokens = [
             "volume", "=", " ", "\n", "\"", "'", "\"\"\"", "'''", "[", "]", "[[", "]]", "quiet", "{", "}", ",", "#",

@@ -1,18 +1,8 @@
+import TestSupport
 import XCTest
 
 @testable import TalkingClockCore
 
-/// SplitMix64: small, fast and seeded, so the property test runs the same inputs every time.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 final class ControlProtocolTests: XCTestCase {
     private func parse(_ text: String) -> Result<ControlRequest, ControlProtocolError> {
@@ -217,7 +207,7 @@ final class ControlProtocolTests: XCTestCase {
     }
 
     func testPropertyRandomBytes() {
-        var rng = SplitMix64(state: 0x7A1C_C10C)
+        var rng = SeededGenerator(seed: 0x7A1C_C10C)
         func below(_ n: Int) -> Int { Int(rng.next() % UInt64(n)) }
         let tokens = [
             "status", "json", "say", "trigger", "mute", "for", "until", "unmute", "skip", "reload", "help", "1h30m",
