@@ -4,9 +4,9 @@ import TalkingClockCore
 /// What the engine knows of the sound pack in use, as data: its name, how it lays clips out, how
 /// long each clip is and what each chime style rings. The shell builds it from the decoded pack
 /// (tests from a fixture vocabulary), so the engine is pure by type: it cannot decode or read.
-public struct PackFacts: Sendable, Hashable {
+public struct PackFacts: Sendable {
     /// One time of day planned: the words and strikes, and their timeline (frames, the anchor).
-    public struct Planned: Sendable, Hashable {
+    public struct Planned: Sendable {
         public var plan: AnnouncementPlan
         public var timeline: Timeline
         public init(plan: AnnouncementPlan, timeline: Timeline) {
@@ -17,7 +17,7 @@ public struct PackFacts: Sendable, Hashable {
 
     /// What a chime style does with this pack: the pattern it rings (nil for `none`), or why it
     /// cannot be rung (the sentence names the pack and the fix).
-    public enum Chime: Sendable, Hashable {
+    public enum Chime: Sendable {
         case rings(ChimePattern?)
         case cannot(String)
     }
@@ -67,7 +67,7 @@ public struct PackFacts: Sendable, Hashable {
 }
 
 /// Why a pack cannot say a time: one sentence naming the pack and what it lacks.
-public struct PlanFailure: Error, Sendable, Hashable, CustomStringConvertible {
+public struct PlanFailure: Error, Sendable, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }
 }
@@ -117,7 +117,7 @@ public enum EngineTimer: Hashable, Sendable, CaseIterable {
 
 /// Why an announcement ended as it did, or never started: one value with one rendering (`text`)
 /// that the log, the reply, MQTT `event`, `status` and the state's `last` all show.
-public enum OutcomeReason: Hashable, Sendable {
+public enum OutcomeReason: Equatable, Sendable {
     /// The scheduler's reason for not speaking a boundary (`muted`, `quiet`, `stale`, …).
     case skipped(SkipReason)
     /// Armed in a zone that changed under it: not a boundary in the zone in effect.
@@ -200,7 +200,7 @@ public enum OutcomeReason: Hashable, Sendable {
 
 /// How one announcement ended or why it never started: the one outcome that the log, the reply, MQTT
 /// `event` and `state`, and `status` all render.
-public struct Outcome: Hashable, Sendable {
+public struct Outcome: Equatable, Sendable {
     public enum Kind: String, Sendable, Hashable {
         case spoke, skipped, cut, failed
     }

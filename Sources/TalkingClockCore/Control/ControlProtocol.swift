@@ -169,8 +169,8 @@ public struct ControlCommand: Sendable {
 }
 
 /// A Home Assistant control made from a row of the command table (discovery builds it).
-public enum HomeAssistantControl: Sendable, Hashable {
-    public struct NumberRange: Sendable, Hashable {
+public enum HomeAssistantControl: Sendable, Equatable {
+    public struct NumberRange: Sendable, Equatable {
         public var min: Int
         public var max: Int
         public var step: Int
