@@ -16,13 +16,19 @@ public struct ClockEngine: Sendable {
         public var lead: Double
         /// The daemon clock's rate against real time (a fast simulated clock: > 1).
         public var rate: Double
+        /// The clock in words, for `status`: "real", or a demo's ("offset +600 s", "simulated from …").
+        public var clock: String
 
-        public init(driver: Driver? = nil, oneShot: Bool = false, maxWait: Double = 60, lead: Double = 1, rate: Double = 1) {
+        public init(
+            driver: Driver? = nil, oneShot: Bool = false, maxWait: Double = 60, lead: Double = 1, rate: Double = 1,
+            clock: String = "real"
+        ) {
             self.driver = driver
             self.oneShot = oneShot
             self.maxWait = maxWait
             self.lead = lead
             self.rate = rate
+            self.clock = clock
         }
     }
 
@@ -550,7 +556,7 @@ public struct ClockEngine: Sendable {
             last: last?.last, playing: playing != nil, device: scheduler.config.device, pack: pack.name,
             zone: zone.identifier, chime: scheduler.config.chime.rawValue, volume: scheduler.config.volume,
             muteUntil: { if case .mutedUntil(let end) = mute { return CivilTime.local(end, in: zone).rfc3339 } else { return nil } }(),
-            courtesy: lastCourtesy)
+            courtesy: lastCourtesy, clock: options.clock)
     }
 
     /// `status`'s one line (and systemd's STATUS=).
@@ -565,6 +571,7 @@ public struct ClockEngine: Sendable {
         }
         parts.append("device \(s.device)")
         parts.append("pack \(s.pack)")
+        if let clock = s.clock, clock != "real" { parts.append("clock \(clock) (a demo: not the real time)") }
         return parts.joined(separator: "; ")
     }
 

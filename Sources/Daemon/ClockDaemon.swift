@@ -62,7 +62,7 @@ public final class ClockDaemon {
         let engine = ClockEngine(
             options: ClockEngine.Options(
                 driver: options.driver, oneShot: options.oneShot, maxWait: options.maxWait, lead: options.lead,
-                rate: options.clock.rate),
+                rate: options.clock.rate, clock: options.clock.description),
             settings: loaded.engineSettings, state: state, stateWarning: warning, zone: zone)
         driver = EngineDriver(engine: engine, ports: ports, surfaces: [JournalSurface(logger: logger), SystemdSurface(notifier: notifier)])
         ports.attach(driver)

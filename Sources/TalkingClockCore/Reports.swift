@@ -76,9 +76,12 @@ public struct StatusReport: Codable, Equatable, Sendable {
     /// The courtesy decision at the last boundary ("speak", "chime-only: call (Zoom, phone)",
     /// "skip: do-not-disturb (gnome-show-banners)"); null before the first.
     public var courtesy: String?
+    /// The daemon's clock: "real", or the demo's ("offset +600 s", "simulated from 1782900000 at
+    /// 20x"), so a demo is never taken for the real clock. Null from a daemon too old to say.
+    public var clock: String?
 
     enum CodingKeys: String, CodingKey {
-        case driver, next, muted, mute, quiet, last, playing, device, pack, zone, chime, volume, courtesy
+        case driver, next, muted, mute, quiet, last, playing, device, pack, zone, chime, volume, courtesy, clock
         case skipPending = "skip_pending"
         case stateWarning = "state_warning"
         case muteUntil = "mute_until"
@@ -87,8 +90,9 @@ public struct StatusReport: Codable, Equatable, Sendable {
     public init(
         driver: String, next: Next?, muted: Bool, mute: String, skipPending: Bool, stateWarning: String?,
         quiet: String?, last: Last?, playing: Bool, device: String, pack: String, zone: String,
-        chime: String, volume: Int, muteUntil: String? = nil, courtesy: String? = nil
+        chime: String, volume: Int, muteUntil: String? = nil, courtesy: String? = nil, clock: String? = "real"
     ) {
+        self.clock = clock
         self.muteUntil = muteUntil
         self.courtesy = courtesy
         self.driver = driver
@@ -126,6 +130,7 @@ public struct StatusReport: Codable, Equatable, Sendable {
         // Every key always present, null where unknown: one shape for every reader.
         try c.encode(muteUntil, forKey: .muteUntil)
         try c.encode(courtesy, forKey: .courtesy)
+        try c.encode(clock, forKey: .clock)
     }
 
     public var json: String { ReportJSON.encode(self) }

@@ -171,6 +171,21 @@ final class ClockEngineTests: XCTestCase {
         XCTAssertEqual(ClockEngine.line(e.status(now: t0 + 1)).contains("last spoke"), true)
     }
 
+    /// A demo's clock is said in `status` (line and JSON), so a demo is never taken for the real
+    /// clock; the real clock says "real" in the JSON and nothing in the line.
+    func testStatusSaysADemoClock() {
+        var demo = ClockEngine(
+            options: ClockEngine.Options(rate: 20, clock: "simulated from 1782900000 at 20x"),
+            settings: EngineSettings(config: Config(), pack: pack()), state: PersistentState(), stateWarning: nil, zone: utc)
+        _ = demo.handle(.start, now: t0)
+        XCTAssertTrue(ClockEngine.line(demo.status(now: t0)).hasSuffix("; clock simulated from 1782900000 at 20x (a demo: not the real time)"))
+        XCTAssertTrue(demo.status(now: t0).json.contains(#""clock":"simulated from 1782900000 at 20x""#))
+        var real = engine()
+        _ = real.handle(.start, now: t0)
+        XCTAssertFalse(ClockEngine.line(real.status(now: t0)).contains("clock"))
+        XCTAssertTrue(real.status(now: t0).json.contains(#""clock":"real""#))
+    }
+
     /// A `say` playing when a boundary's wake-up comes is cut for it (the boundary always wins);
     /// the hand-written mirror the simulated year used to run skipped the boundary as busy instead.
     func testTheBoundaryCutsASayThatOverlapsIt() {
