@@ -29,17 +29,30 @@ final class CourtesyEdges {
     init(loop: EventLoop, logger: JournalLog, stateDirectory: URL?) throws(SystemError) {
         self.loop = loop
         self.logger = logger
-        duckFile = (stateDirectory ?? FileManager.default.temporaryDirectory)
-            .appendingPathComponent(stateDirectory == nil ? "talking-clock-ducked-\(getpid()).json" : "ducked.json")
+        // A demo (no state directory) keeps its record in the user's runtime directory, under a
+        // name every start looks for: a demo killed while ducking is repaired by the next start of
+        // any daemon of this user, not left at duck-percent for good.
+        duckFile = stateDirectory?.appendingPathComponent("ducked.json") ?? Self.demoDuckFile
+        demoFile = Self.demoDuckFile
         looker = try BackgroundJob(loop: loop)
         media = try BackgroundJob(loop: loop)
         speech = try BackgroundJob(loop: loop)
     }
 
-    /// At start: volumes a killed clock left ducked are put back.
+    /// The record of what a demo ducked: `$XDG_RUNTIME_DIR/talking-clock/ducked-demo.json`.
+    static var demoDuckFile: URL {
+        let dir = ControlPaths.directory()
+        _ = mkdir(dir, 0o700)
+        return URL(fileURLWithPath: dir).appendingPathComponent("ducked-demo.json")
+    }
+    private let demoFile: URL
+
+    /// At start: volumes a killed clock (this one, or a demo) left ducked are put back.
     func repairAtStart() {
-        let restored = MediaCourtesyRun.repairAtStart(stateFile: duckFile)
-        if restored > 0 { logger.notice("ducked volumes restored", metadata: ["streams": "\(restored)", "file": duckFile.path]) }
+        for file in Set([duckFile, demoFile]) {
+            let restored = MediaCourtesyRun.repairAtStart(stateFile: file)
+            if restored > 0 { logger.notice("ducked volumes restored", metadata: ["streams": "\(restored)", "file": file.path]) }
+        }
     }
 
     /// One look within `budget` real seconds, off the loop; `done` gets the findings on the loop.

@@ -170,8 +170,9 @@ final class LinuxPorts: EnginePorts {
 
     func startReload() {
         let options = self.options
+        let hadConfigFile = settings.readConfigFile
         reloader.start({ () -> Result<LoadedSettings, DaemonStartError> in
-            do throws(DaemonStartError) { return .success(try ClockDaemon.loadSettings(options)) } catch {
+            do throws(DaemonStartError) { return .success(try ClockDaemon.loadSettings(options, hadConfigFile: hadConfigFile)) } catch {
                 return .failure(error)
             }
         }) { [unowned self] result in

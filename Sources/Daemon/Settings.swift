@@ -3,6 +3,7 @@ import EventLoop
 import ClockEngine
 import ConfigFiles
 import FoundationEssentials
+import Glibc
 import Playback
 import SoundPack
 import TalkingClockCore
@@ -13,6 +14,8 @@ struct LoadedSettings {
     var pack: SoundPack
     /// The `[mqtt]` table resolved (its password file read), if there is one.
     var mqtt: MQTTSettings?
+    /// Whether a config file was read (else the defaults and the command line made the config).
+    var readConfigFile = false
     /// The device could not be opened when the settings were loaded.
     var deviceWarning: String?
     /// The device opened by a reload's check, for the device thread to hold: the next
@@ -45,7 +48,20 @@ extension ClockDaemon {
     /// Loads everything a start or a reload needs that may take long (files, the pack's decoding,
     /// the MQTT password file): on a reload this runs off the loop. The device is checked apart,
     /// with a bound (it may belong to a sound server that does not answer).
-    static func loadSettings(_ options: DaemonOptions) throws(DaemonStartError) -> LoadedSettings {
+    static func loadSettings(_ options: DaemonOptions, hadConfigFile: Bool = false) throws(DaemonStartError) -> LoadedSettings {
+        let path = options.configPath ?? ConfigFile.defaultConfigPath()
+        let present = path.map { p -> Bool in
+            var st = stat()
+            return lstat(p, &st) == 0
+        } ?? false
+        if hadConfigFile, !present, let path {
+            // A reload must not quietly fall back to the defaults (losing quiet hours, the zone,
+            // the volume) because the file was deleted or is being replaced.
+            throw DaemonStartError(
+                status: .badInput,
+                description:
+                    "The config file \(path) is gone (it was read before); the running configuration stays. Put it back, or create an empty file to go back to the defaults, then reload.")
+        }
         let config = try loadConfig(options)
         let pack = try loadPack(for: config)
         var mqtt: MQTTSettings?
@@ -58,7 +74,9 @@ extension ClockDaemon {
             mqtt = try MQTTSettings.resolve(
                 table, configPath: options.configPath ?? ConfigFile.defaultConfigPath(), version: options.version, chimes: chimes)
         }
-        return LoadedSettings(config: config, pack: pack, mqtt: mqtt)
+        var loaded = LoadedSettings(config: config, pack: pack, mqtt: mqtt)
+        loaded.readConfigFile = present
+        return loaded
     }
 
     static func deviceWarning(_ device: String, _ failure: SinkError) -> String {

@@ -299,6 +299,18 @@ final class ControlSocketTests: XCTestCase {
         XCTAssertNotEqual(noBells.status, 0)
         XCTAssertTrue(noBells.stderr.contains("reload refused"), noBells.stderr)
         XCTAssertTrue(noBells.stderr.contains("needs four quarter bells and an hour bell"), noBells.stderr)
+        // A good file with quiet hours, then the file deleted: the reload refuses rather than
+        // falling back to the defaults and dropping the quiet hours.
+        try "volume = 40\n[[quiet]]\nfrom = \"00:00\"\nto = \"23:59\"\nmode = \"silent\"\n".write(
+            to: cfg.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
+        XCTAssertEqual(try BinaryRunner.run(["reload", "--socket", socket]).status, 0)
+        XCTAssertTrue(try raw("status json\n").contains(#""volume":40"#))
+        try FileManager.default.removeItem(at: cfg.appendingPathComponent("config.toml"))
+        let gone = try BinaryRunner.run(["reload", "--socket", socket])
+        XCTAssertEqual(gone.status, ExitStatus.badInput.rawValue, gone.stdout)
+        XCTAssertTrue(gone.stderr.contains("is gone (it was read before); the running configuration stays"), gone.stderr)
+        let status = try raw("status json\n")
+        XCTAssertTrue(status.contains(#""volume":40"#) && status.contains(#""quiet":"silent""#), "kept: \(status)")
     }
 
     func testAnotherUserIsRefused() throws {

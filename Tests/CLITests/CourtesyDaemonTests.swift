@@ -37,13 +37,15 @@ final class CourtesyDaemonTests: XCTestCase {
     var environment: [String: String] { pulse!.environment }
     var server: String { environment["PULSE_SERVER"]! }
 
-    func start(config: String = "") throws -> DaemonProcess {
+    func start(config: String = "", demo: Bool = false) throws -> DaemonProcess {
         let file = dir.appendingPathComponent("config-\(daemons.count).toml")
         try config.write(to: file, atomically: true, encoding: .utf8)
-        let args = [
+        var args = [
             "run", "--config", file.path, "--pack", dir.appendingPathComponent("pack").path, "--tz", "UTC", "--device", "pulse",
-            "--fake-clock", "2026-07-01T10:14:57Z", "--state-dir", dir.appendingPathComponent("state-\(daemons.count)").path,
+            "--fake-clock", "2026-07-01T10:14:57Z",
         ]
+        // A demo keeps no state directory (its duck record goes to the runtime directory).
+        if !demo { args += ["--state-dir", dir.appendingPathComponent("state-\(daemons.count)").path] }
         let d = try DaemonProcess(
             args, socket: dir.appendingPathComponent("run\(daemons.count)/control.sock").path, environment: environment,
             logURL: dir.appendingPathComponent("daemon\(daemons.count).log"))
@@ -136,6 +138,19 @@ final class CourtesyDaemonTests: XCTestCase {
         let restored = Date().addingTimeInterval(5)
         while (try sinkInputs()[music]?.volume) != 40000, Date() < restored { usleep(20_000) }
         XCTAssertEqual(try sinkInputs()[music]?.volume, 40000, d.log)
+    }
+
+    /// A demo (no state directory) killed while the music is ducked: the next daemon to start
+    /// puts the music back (the record is in the runtime directory, not lost with the demo).
+    func testADemoKilledWhileDuckingIsRepairedAtTheNextStart() throws {
+        let music = try play(["media.role": "music", "application.name": "FakeMusic"], volume: 40000)
+        let d = try start(demo: true)
+        XCTAssertTrue(waitUntil(timeout: 25, poll: 0.02) { (try? self.sinkInputs()[music]?.volume) == 12000 }, "ducked: \(d.log)")
+        d.kill9()
+        XCTAssertEqual(try sinkInputs()[music]?.volume, 12000, "left ducked by the kill")
+        let next = try start(demo: true)
+        XCTAssertTrue(waitUntil(timeout: 5) { (try? self.sinkInputs()[music]?.volume) == 40000 }, "restored at the next start: \(next.log)")
+        XCTAssertTrue(next.log.contains("<5>ducked volumes restored"), next.log)
     }
 
     /// `check` shows the courtesy settings and what one look finds now, with the decision.
