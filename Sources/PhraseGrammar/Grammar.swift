@@ -1,9 +1,10 @@
 import FoundationEssentials
 
-/// The words for a time of day in one language. `words` are clip ids ("halb", "vier";
-/// "wpół", "do", "czwartej"): lowercase, in the language's own script, compounds written as the
-/// language writes them ("forty-five", "quarante-cinq", "fünfundvierzig"). `text` is the phrase as
-/// a native speaker writes it ("halb vier", "three forty-five PM", "è l'una").
+/// The words of a phrase in one language: a time of day, a date or a value. `words` are clip ids
+/// ("halb", "vier"; "wpół", "do", "czwartej"): lowercase, in the language's own script, compounds
+/// written as the language writes them ("forty-five", "quarante-cinq", "fünfundvierzig"). `text` is
+/// the phrase as a native speaker writes it ("halb vier", "three forty-five PM", "è l'una",
+/// "Samstag, der achtundzwanzigste November").
 public struct TimePhrase: Hashable, Sendable, CustomStringConvertible {
     public var words: [String]
     public var text: String
@@ -33,10 +34,24 @@ public struct Grammar: Sendable {
     /// Names of the optional lead-ins ("its"), sorted.
     public let leadIns: [String]
 
+    /// The units a number can be said with ("degrees", "percent"), sorted.
+    public let units: [String]
+    /// Whether the language file says how to say a date.
+    public var hasDate: Bool { dateTemplate != nil }
+
+    /// The largest number a table holds, and the largest absolute value `value(_:unit:)` says.
+    public static let largestNumber = 150
+    /// The numbers `value(_:unit:)` says: −99 … 150. A thermometer, a hygrometer or a battery
+    /// stays inside it; below −99 or above 150 a language needs words no pack holds ("two hundred").
+    public static let valueRange = -99...largestNumber
+
     let leadInForms: [String: Form]
     let display: [String: String]
     let compiled: [CompiledPhrasing]
     let tables: [FormTable]
+    let dateTemplate: CompiledTemplate?
+    let unitTemplates: [String: CompiledTemplate]
+    let minus: Form?
 
     /// Compiles a language file.
     ///
@@ -90,6 +105,22 @@ public struct Grammar: Sendable {
         leadInForms = file.leadIns.mapValues { Form($0, display: file.display) }
         display = file.display
         compiled = try file.phrasings.map { (p) throws(GrammarError) in try compiler.phrasing(p) }
+        dateTemplate = try file.date.map { (say) throws(GrammarError) in
+            CompiledTemplate(tokens: try compiler.template(say, allowed: Quantity.date, usedBy: "date"), source: say)
+        }
+        var templates: [String: CompiledTemplate] = [:]
+        for (unit, say) in file.values.units {
+            templates[unit] = CompiledTemplate(
+                tokens: try compiler.template(say, allowed: [.value], usedBy: "values.units.\(unit)"), source: say)
+        }
+        if !templates.isEmpty, file.values.minus == nil {
+            throw GrammarError(
+                .badFile,
+                "Language file \(origin): \"values\" has units but no \"minus\" (the word said before a negative number).")
+        }
+        unitTemplates = templates
+        units = templates.keys.sorted()
+        minus = file.values.minus.map { Form(GrammarFile.words($0), display: file.display) }
         tables = compiler.compiledTables
     }
 
@@ -182,7 +213,9 @@ public struct Grammar: Sendable {
     }
 
     /// What is wrong with the grammar: every minute of the day in every phrasing (each option on
-    /// and off) that has no phrase, and every rule that never applies. Empty for a sound grammar.
+    /// and off) that has no phrase, every rule that never applies, every date of a leap year (on
+    /// each day of the week) and every value of `valueRange` in each unit that has no phrase or
+    /// says an empty word. Empty for a sound grammar.
     public func problems() -> [String] {
         var problems: [String] = []
         for p in compiled {
@@ -207,7 +240,7 @@ public struct Grammar: Sendable {
                 problems.append("\(tag) \(p.name): rule \(i) (\"\(rule.source)\") never applies")
             }
         }
-        return problems
+        return problems + dateAndValueProblems()
     }
 
     /// Which rule spoke and which hours it named (for tests: "the hour named at :45 is the next one").
