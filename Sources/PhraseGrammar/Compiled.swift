@@ -17,6 +17,17 @@ enum Quantity: String, CaseIterable, Sendable {
     /// of a unit's template.
     case value
 
+    /// The largest number the quantity takes: what a table it looks up must hold.
+    var largest: Int {
+        switch self {
+        case .hour, .next, .hour24, .next24, .minute, .toHour, .toHalf, .pastHalf: 60
+        case .weekday: 7
+        case .day: 31
+        case .month: 12
+        case .value: Grammar.largestNumber
+        }
+    }
+
     /// The quantities a time rule may name.
     static let time: [Quantity] = [.hour, .next, .hour24, .next24, .minute, .toHour, .toHalf, .pastHalf]
     static let date: [Quantity] = [.weekday, .day, .month]
@@ -38,7 +49,8 @@ struct Form: Sendable {
     }
 }
 
-/// A table compiled to one lookup per number: the words for 0…`Grammar.largestNumber`, and for noon and midnight when
+/// A table compiled to one lookup per number: the words for 0…N (as far as its widest use needs,
+/// `Quantity.largest`), and for noon and midnight when
 /// the table says them differently from 12.
 /// A class, like `CompiledPhrasing`: phrasing a time reads these without copying (and retaining)
 /// every field.
@@ -224,7 +236,7 @@ struct Compiler {
                     let names = allowed.map(\.rawValue).joined(separator: ", ")
                     throw fail("\(usedBy): \"\(word)\" is not {quantity.table}; its quantities are \(names)")
                 }
-                tokens.append(.form(quantity, table: try table(String(ref[1]), usedBy: usedBy)))
+                tokens.append(.form(quantity, table: try table(String(ref[1]), usedBy: usedBy, for: quantity)))
             } else if word.contains("{") || word.contains("}") {
                 throw fail("\(usedBy): \"\(token)\" has a brace but is not {quantity.table}")
             } else if word.contains(",") {
@@ -254,20 +266,28 @@ struct Compiler {
             name: p.name, twelveHour: p.clock == 12, rules: rules, options: options, language: file.tag)
     }
 
-    mutating func table(_ name: String, usedBy: String) throws(GrammarError) -> Int {
-        if let i = tableIndex[name] { return i }
+    /// The index of table `name` compiled for the numbers `quantity` can take (0…60 for a time,
+    /// 1…31 for a day, 0…150 for a value): a table is compiled as far as its widest use needs, so
+    /// loading a language for the time costs no more than it did before dates and values.
+    mutating func table(_ name: String, usedBy: String, for quantity: Quantity) throws(GrammarError) -> Int {
+        let largest = quantity.largest
+        if let i = tableIndex[name], compiledTables[i].values.count > largest { return i }
         guard file.tables[name] != nil else {
             throw fail(
                 "\(usedBy) names table \"\(name)\", which the file does not define (tables: \(file.tables.keys.sorted().joined(separator: ", ")))"
             )
         }
         var values: [Form?] = []
-        values.reserveCapacity(Grammar.largestNumber + 1)
-        for n in 0...Grammar.largestNumber { values.append(try resolve(name, n, special: nil, seen: []).map(form)) }
+        values.reserveCapacity(largest + 1)
+        for n in 0...largest { values.append(try resolve(name, n, special: nil, seen: []).map(form)) }
         let table = FormTable(
             name: name, values: values,
             noon: try resolve(name, 12, special: "noon", seen: []).map(form),
             midnight: try resolve(name, 12, special: "midnight", seen: []).map(form))
+        if let i = tableIndex[name] {
+            compiledTables[i] = table  // a wider use than the one it was compiled for
+            return i
+        }
         compiledTables.append(table)
         tableIndex[name] = compiledTables.count - 1
         return compiledTables.count - 1
@@ -283,10 +303,13 @@ struct Compiler {
         throws(GrammarError) -> [String]?
     {
         guard let words = try lookup(name, n, special: special, seen: seen) else { return nil }
-        guard words.contains(where: { $0.hasPrefix("{") }) else { return words }
+        guard words.contains(where: { $0.contains("{") || $0.contains("}") }) else { return words }
         var ids: [String] = []
         for word in words {
             guard word.hasPrefix("{") else {
+                if word.contains("{") || word.contains("}") {
+                    throw fail("table \(name): \"\(word)\" has a brace but is not {part.table}")
+                }
                 ids.append(word)
                 continue
             }

@@ -1,13 +1,44 @@
-/// Dates and values as a language says them: the `"date"` and `"values"` of a language file
+/// A language's dates and values, compiled: the `"date"` and `"values"` of its file
 /// (Languages/README.md). Like a time of day, each is a template over tables, so the agreement
 /// (Russian "двадцать восьмое ноября", Polish "pięć stopni", French "un degré") is data.
-extension Grammar {
+///
+/// Made by `Grammar.datesAndValues()`; callers that say many dates or values keep it.
+public struct DatesAndValues: Sendable {
+    /// The language tag ("de").
+    public let tag: String
+    /// The units a number can be said with ("degrees", "percent"), sorted.
+    public let units: [String]
+    /// Whether the language says dates.
+    public var hasDate: Bool { dateTemplate != nil }
+
+    let dateTemplate: CompiledTemplate?
+    let unitTemplates: [String: CompiledTemplate]
+    let minus: Form?
+    let tables: [FormTable]
+
+    init(file: GrammarFile, origin: String) throws(GrammarError) {
+        var compiler = Compiler(file: file, origin: origin)
+        tag = file.tag
+        dateTemplate = try file.date.map { (say) throws(GrammarError) in
+            CompiledTemplate(tokens: try compiler.template(say, allowed: Quantity.date, usedBy: "date"), source: say)
+        }
+        var templates: [String: CompiledTemplate] = [:]
+        for (unit, say) in file.values.units {
+            templates[unit] = CompiledTemplate(
+                tokens: try compiler.template(say, allowed: [.value], usedBy: "values.units.\(unit)"), source: say)
+        }
+        unitTemplates = templates
+        units = templates.keys.sorted()
+        minus = file.values.minus.map { Form(GrammarFile.words($0), display: file.display) }
+        tables = compiler.compiledTables
+    }
+
     /// The words of a date: "Saturday, November twenty-eighth" (en-US), "Samstag, der
     /// achtundzwanzigste November" (de), "суббота, двадцать восьмое ноября" (ru).
     ///
     /// The caller knows the calendar: `weekday` is the ISO day of the week of that date (1 =
-    /// Monday … 7 = Sunday); the grammar checks only that each number is in its range, not that
-    /// the month has that day.
+    /// Monday … 7 = Sunday); this checks only that each number is in its range, not that the
+    /// month has that day.
     /// - Throws: `.outOfRange` for a number out of its range, `.unknown` when the language file
     ///   says no date.
     public func date(weekday: Int, day: Int, month: Int) throws(GrammarError) -> TimePhrase {
@@ -77,11 +108,58 @@ extension Grammar {
     public func valueWords(unit: String) -> [String] {
         var ordered: [String] = []
         var seen = Set<String>()
-        for n in Array(0...Grammar.valueRange.upperBound) + Array((Grammar.valueRange.lowerBound...(-1)).reversed()) {
+        for n in Grammar.valueOrder {
             guard let phrase = try? value(n, unit: unit) else { continue }
             for word in phrase.words where seen.insert(word).inserted { ordered.append(word) }
         }
         return ordered
+    }
+
+    /// What is wrong: every date of a leap year on every day of the week, and every value of
+    /// `valueRange` in each unit, must have a phrase without an empty word. A gap is named once,
+    /// at the first date or value that meets it ("table "few" has no form for day = 31").
+    public func problems() -> [String] {
+        var problems: [String] = []
+        var seen = Set<String>()
+        func add(_ message: String) {
+            let gap = message.firstRange(of: ": table ").map { String(message[$0.lowerBound...]) } ?? message
+            if seen.insert(gap).inserted { problems.append(message) }
+        }
+        if dateTemplate != nil {
+            for date in Grammar.leapYear {
+                for weekday in 1...7 {
+                    do throws(GrammarError) {
+                        let phrase = try self.date(weekday: weekday, day: date.day, month: date.month)
+                        if phrase.words.isEmpty || phrase.words.contains("") {
+                            add("\(tag) date \(date.month)/\(date.day): says an empty word")
+                        }
+                    } catch {
+                        add(error.message)
+                    }
+                }
+            }
+        }
+        for unit in units {
+            for n in Grammar.valueRange {
+                do throws(GrammarError) {
+                    let phrase = try value(n, unit: unit)
+                    if phrase.words.isEmpty || phrase.words.contains("") {
+                        add("\(tag) value \(n) \(unit): says an empty word")
+                    }
+                } catch {
+                    add(error.message)
+                }
+            }
+        }
+        return problems
+    }
+}
+
+extension Grammar {
+    /// The language's dates and values (its file's `"date"` and `"values"`), compiled now: a
+    /// mistake in them is reported here (and by `problems()`), not when the language loads.
+    public func datesAndValues() throws(GrammarError) -> DatesAndValues {
+        try DatesAndValues(file: file, origin: origin)
     }
 
     /// The days of 2024, a leap year, from 1 January (a Monday): (month, day, ISO weekday).
@@ -98,37 +176,7 @@ extension Grammar {
         return days
     }()
 
-    /// What `problems()` finds in the date and the values: every date of a leap year on every day
-    /// of the week, and every value of `valueRange` in each unit, must have a phrase without an
-    /// empty word.
-    func dateAndValueProblems() -> [String] {
-        var problems: [String] = []
-        if dateTemplate != nil {
-            for date in Grammar.leapYear {
-                for weekday in 1...7 {
-                    do throws(GrammarError) {
-                        let phrase = try self.date(weekday: weekday, day: date.day, month: date.month)
-                        if phrase.words.isEmpty || phrase.words.contains("") {
-                            problems.append("\(tag) date \(date.month)/\(date.day): says an empty word")
-                        }
-                    } catch {
-                        problems.append(error.message)
-                    }
-                }
-            }
-        }
-        for unit in units {
-            for n in Grammar.valueRange {
-                do throws(GrammarError) {
-                    let phrase = try value(n, unit: unit)
-                    if phrase.words.isEmpty || phrase.words.contains("") {
-                        problems.append("\(tag) value \(n) \(unit): says an empty word")
-                    }
-                } catch {
-                    problems.append(error.message)
-                }
-            }
-        }
-        return problems
-    }
+    /// The values in the order their words are listed: 0 … 150, then −1 … −99.
+    public static let valueOrder: [Int] =
+        Array(0...valueRange.upperBound) + Array((valueRange.lowerBound...(-1)).reversed())
 }

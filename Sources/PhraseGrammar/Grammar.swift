@@ -35,9 +35,9 @@ public struct Grammar: Sendable {
     public let leadIns: [String]
 
     /// The units a number can be said with ("degrees", "percent"), sorted.
-    public let units: [String]
+    public var units: [String] { file.values.units.keys.sorted() }
     /// Whether the language file says how to say a date.
-    public var hasDate: Bool { dateTemplate != nil }
+    public var hasDate: Bool { file.date != nil }
 
     /// The largest number a table holds, and the largest absolute value `value(_:unit:)` says.
     public static let largestNumber = 150
@@ -49,9 +49,10 @@ public struct Grammar: Sendable {
     let display: [String: String]
     let compiled: [CompiledPhrasing]
     let tables: [FormTable]
-    let dateTemplate: CompiledTemplate?
-    let unitTemplates: [String: CompiledTemplate]
-    let minus: Form?
+    /// The merged file, kept for `datesAndValues()`: the date and the values are compiled when a
+    /// caller asks for them, so loading a language to say the time costs what it did before.
+    let file: GrammarFile
+    let origin: String
 
     /// Compiles a language file.
     ///
@@ -105,23 +106,14 @@ public struct Grammar: Sendable {
         leadInForms = file.leadIns.mapValues { Form($0, display: file.display) }
         display = file.display
         compiled = try file.phrasings.map { (p) throws(GrammarError) in try compiler.phrasing(p) }
-        dateTemplate = try file.date.map { (say) throws(GrammarError) in
-            CompiledTemplate(tokens: try compiler.template(say, allowed: Quantity.date, usedBy: "date"), source: say)
-        }
-        var templates: [String: CompiledTemplate] = [:]
-        for (unit, say) in file.values.units {
-            templates[unit] = CompiledTemplate(
-                tokens: try compiler.template(say, allowed: [.value], usedBy: "values.units.\(unit)"), source: say)
-        }
-        if !templates.isEmpty, file.values.minus == nil {
+        if !file.values.units.isEmpty, file.values.minus == nil {
             throw GrammarError(
                 .badFile,
                 "Language file \(origin): \"values\" has units but no \"minus\" (the word said before a negative number).")
         }
-        unitTemplates = templates
-        units = templates.keys.sorted()
-        minus = file.values.minus.map { Form(GrammarFile.words($0), display: file.display) }
         tables = compiler.compiledTables
+        self.file = file
+        self.origin = origin
     }
 
     /// The words for `hour:minute` (24-hour values) in `phrasing` (default: the language's own).
@@ -240,7 +232,12 @@ public struct Grammar: Sendable {
                 problems.append("\(tag) \(p.name): rule \(i) (\"\(rule.source)\") never applies")
             }
         }
-        return problems + dateAndValueProblems()
+        do throws(GrammarError) {
+            problems += try datesAndValues().problems()
+        } catch {
+            problems.append(error.message)
+        }
+        return problems
     }
 
     /// Which rule spoke and which hours it named (for tests: "the hour named at :45 is the next one").

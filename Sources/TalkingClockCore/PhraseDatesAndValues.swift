@@ -125,7 +125,7 @@ extension Phrase {
     ///
     /// - Throws: when `language` is unknown or says no date.
     public static func forDate(_ date: CalendarDate, language: String) throws(PhraseRequestError) -> Phrase {
-        let grammar = try SpokenLanguages.requestGrammar(language)
+        let grammar = try SpokenLanguages.datesAndValues(language)
         do throws(GrammarError) {
             let said = try grammar.date(weekday: date.weekday, day: date.day, month: date.month)
             var phrase = Phrase(words: said.words, text: said.text, language: grammar.tag)
@@ -144,7 +144,7 @@ extension Phrase {
     /// - Parameter value: within `SpokenLanguages.valueRange` (−99 … 150).
     /// - Throws: for a value out of range, a unit the language does not have, an unknown language.
     public static func forValue(_ value: Int, unit: ValueUnit, language: String) throws(PhraseRequestError) -> Phrase {
-        let grammar = try SpokenLanguages.requestGrammar(language)
+        let grammar = try SpokenLanguages.datesAndValues(language)
         do throws(GrammarError) {
             let said = try grammar.value(value, unit: unit.rawValue)
             var phrase = Phrase(words: said.words, text: said.text, language: grammar.tag)
@@ -168,21 +168,38 @@ extension SpokenLanguages {
     /// Every word a date of `tag` can say, in the order the days of a leap year first need them:
     /// the clips a pack needs to say every date. Empty for an unknown tag.
     public static func dateWords(of tag: String) -> [String] {
-        (try? grammar(tag))?.dateWords() ?? []
+        (try? datesAndValues(tag))?.dateWords() ?? []
     }
 
     /// Every word a value of `unit` can say in `tag` (0 … 150, then −1 … −99, in the order they
     /// first need them). Empty for an unknown tag or unit.
     public static func valueWords(of tag: String, unit: ValueUnit) -> [String] {
-        (try? grammar(tag))?.valueWords(unit: unit.rawValue) ?? []
+        (try? datesAndValues(tag))?.valueWords(unit: unit.rawValue) ?? []
     }
 
-    /// The grammar of a known language, or the error a command shows for an unknown one.
-    static func requestGrammar(_ tag: String) throws(PhraseRequestError) -> Grammar {
-        guard canonical(tag) != nil, let grammar = try? grammar(tag) else {
+    private final class DatesAndValuesCache: @unchecked Sendable {
+        let lock = PlainLock()
+        var compiled: [String: DatesAndValues] = [:]
+    }
+    private static let datesAndValuesCache = DatesAndValuesCache()
+
+    /// The dates and values of a known language, compiled on first use and then kept (`check`
+    /// says 366 dates and 500 values), or the error a command shows for an unknown language.
+    static func datesAndValues(_ tag: String) throws(PhraseRequestError) -> DatesAndValues {
+        guard let key = canonical(tag), let grammar = try? grammar(key) else {
             throw PhraseRequestError("Unknown language \"\(tag)\"; the clock speaks: \(knownList).")
         }
-        return grammar
+        let cache = datesAndValuesCache
+        cache.lock.lock()
+        defer { cache.lock.unlock() }
+        if let known = cache.compiled[key] { return known }
+        do throws(GrammarError) {
+            let compiled = try grammar.datesAndValues()
+            cache.compiled[key] = compiled
+            return compiled
+        } catch {
+            throw PhraseRequestError(error.message)
+        }
     }
 }
 
