@@ -6,18 +6,25 @@ public struct DateValueReport: Sendable {
     /// One sentence per gap (the dates; each unit), naming the missing clips in the order they are
     /// first needed, and the fix. Empty when the pack says them all.
     public var gaps: [String]
-    /// How many dates and values were tried.
+    /// How many dates were tried, and whether the pack says them all.
     public var dates: Int
-    public var values: Int
-    public var units: [ValueUnit]
+    public var saysDates: Bool
+    /// How many values were tried in each unit, and the units whose values the pack says.
+    public var valuesPerUnit: Int
+    public var unitsSaid: [ValueUnit]
 
-    /// The `ok:` line when there is no gap: "all 366 dates of a leap year and 250 values (-99 to
-    /// 150) in degrees and in percent can be said (de)."
-    public func summary(language: String) -> String {
-        let each = units.map { "in \($0.rawValue)" }.joined(separator: " and ")
-        let range = SpokenLanguages.valueRange
-        return "all \(dates) dates of a leap year and \(values / max(1, units.count)) values "
-            + "(\(range.lowerBound) to \(range.upperBound)) \(each) can be said (\(language))."
+    /// The `ok:` line for what the pack says entirely: "all 366 dates of a leap year and 250
+    /// values (-99 to 150) in degrees and in percent can be said (de)."; nil when it says none.
+    public func summary(language: String) -> String? {
+        var said: [String] = []
+        if saysDates { said.append("all \(dates) dates of a leap year") }
+        if !unitsSaid.isEmpty {
+            let range = SpokenLanguages.valueRange
+            said.append(
+                "\(said.isEmpty ? "all " : "")\(valuesPerUnit) values (\(range.lowerBound) to \(range.upperBound)) "
+                    + unitsSaid.map { "in \($0.rawValue)" }.joined(separator: " and "))
+        }
+        return said.isEmpty ? nil : said.joined(separator: " and ") + " can be said (\(language))."
     }
 }
 
@@ -37,15 +44,19 @@ extension SoundPack {
         if !dates.isComplete {
             gaps.append(gap(dates, what: "dates of a leap year", tag: tag, flag: "--dates", use: "say --date"))
         }
-        var values = 0
+        var perUnit = 0
+        var said: [ValueUnit] = []
         for unit in units {
             let coverage = Vocabulary.valueCoverage(available: clips, language: tag, unit: unit)
-            values += coverage.total
-            if !coverage.isComplete {
+            perUnit = coverage.total
+            if coverage.isComplete {
+                said.append(unit)
+            } else {
                 gaps.append(gap(coverage, what: "values in \(unit.rawValue)", tag: tag, flag: "--values", use: "say --value"))
             }
         }
-        return DateValueReport(gaps: gaps, dates: dates.total, values: values, units: units)
+        return DateValueReport(
+            gaps: gaps, dates: dates.total, saysDates: dates.isComplete, valuesPerUnit: perUnit, unitsSaid: said)
     }
 
     func gap(_ coverage: Vocabulary.Coverage, what: String, tag: String, flag: String, use: String) -> String {

@@ -134,7 +134,7 @@ struct Check: ParsableCommand {
         // Dates and values: a gap is a note (only `say --date`/`--value` need those words).
         let dated = pack.checkDatesAndValues(language: wanted)
         for gap in dated.gaps { print("note: \(gap)") }
-        if dated.gaps.isEmpty { print("ok: \(dated.summary(language: wanted))") }
+        if let said = dated.summary(language: wanted) { print("ok: \(said)") }
         var deviceProblem: String?
         if let device {
             do { try ALSASink.probe(device: device, format: pack.format) } catch {
