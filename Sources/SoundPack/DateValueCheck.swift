@@ -52,7 +52,8 @@ extension SoundPack {
             if coverage.isComplete {
                 said.append(unit)
             } else {
-                gaps.append(gap(coverage, what: "values in \(unit.rawValue)", tag: tag, flag: "--values", use: "say --value"))
+                gaps.append(
+                    gap(coverage, what: "values in \(unit.rawValue)", tag: tag, flag: "--values", use: "say --value"))
             }
         }
         return DateValueReport(
@@ -63,15 +64,21 @@ extension SoundPack {
         // The first few phrases that need missing words, each with the words it is the first to need.
         var needs: [(need: Vocabulary.Coverage.Need, words: [String])] = []
         for (word, need) in zip(coverage.missing, coverage.firstNeeded) {
-            if needs.last?.need == need { needs[needs.count - 1].words.append(word) } else { needs.append((need, [word])) }
+            if needs.last?.need == need {
+                needs[needs.count - 1].words.append(word)
+            } else {
+                needs.append((need, [word]))
+            }
         }
         let shown = needs.prefix(3).map { need, words in
             words.map { "'\($0)'" }.joined(separator: ", ") + " for \(need.label) (\"\(need.text)\")"
         }
         let make = tag == SpokenLanguages.defaultTag ? "scripts/make-pack" : "scripts/make-pack --language \(tag)"
         let language = tag == SpokenLanguages.defaultTag ? "" : " --language \(tag)"
-        return "Sound pack '\(name)' cannot say \(coverage.unsayable) of \(coverage.total) \(what) (\(tag)); missing words: "
-            + coverage.missing.joined(separator: ", ") + ". Add a clip with each id to \(directory.path)/\(PackManifest.fileName)"
+        return
+            "Sound pack '\(name)' cannot say \(coverage.unsayable) of \(coverage.total) \(what) (\(tag)); missing words: "
+            + coverage.missing.joined(separator: ", ")
+            + ". Add a clip with each id to \(directory.path)/\(PackManifest.fileName)"
             + "; first needed: " + shown.joined(separator: "; ") + (needs.count > 3 ? "; …" : "")
             + ". The time needs none of them, only \(use) does: regenerate the pack with \(make), or record them with "
             + "talking-clock record-pack \(directory.path)\(language) \(flag)."

@@ -156,6 +156,31 @@ extension Phrase {
     }
 }
 
+extension Phrase {
+    /// The whole number a sensor's reading says, for `forValue`: a Home Assistant state such as
+    /// "21.6" or "-2.5", rounded to the nearest whole number, halves away from zero (22, −3).
+    ///
+    /// - Throws: for a reading that is not a finite decimal number ("unavailable", "unknown", "",
+    ///   "nan") and for one outside `SpokenLanguages.valueRange` once rounded; the message names
+    ///   the reading.
+    public static func wholeNumber(reading: String) throws(PhraseRequestError) -> Int {
+        let text = reading.trimmingWhitespace()
+        let decimal =
+            !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isNumber || $0 == "." || $0 == "-" || $0 == "+") }
+        guard decimal, let number = Double(text), number.isFinite else {
+            throw PhraseRequestError("The reading '\(reading)' is not a number (a sensor's state such as 21.5 is).")
+        }
+        let range = SpokenLanguages.valueRange
+        let rounded = number.rounded(.toNearestOrAwayFromZero)
+        guard rounded >= Double(range.lowerBound), rounded <= Double(range.upperBound) else {
+            throw PhraseRequestError(
+                "The reading '\(reading)' is out of range: the clock says whole numbers from \(range.lowerBound) to \(range.upperBound)."
+            )
+        }
+        return Int(rounded)
+    }
+}
+
 extension SpokenLanguages {
     /// The values `Phrase.forValue` says: −99 … 150.
     public static let valueRange = Grammar.valueRange

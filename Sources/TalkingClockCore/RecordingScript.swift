@@ -87,7 +87,9 @@ public enum RecordingScript {
     /// of its dates and values.
     public static func allWords(language: String) -> [String] {
         let tag = SpokenLanguages.canonical(language) ?? language
-        if tag == SpokenLanguages.defaultTag { return allWords + (dateAndValueWords(language: tag).filter { !allWords.contains($0) }) }
+        if tag == SpokenLanguages.defaultTag {
+            return allWords + dateAndValueWords(language: tag).filter { !allWords.contains($0) }
+        }
         var words = Set(SpokenLanguages.phrasings(of: tag).flatMap { SpokenLanguages.vocabulary(of: tag, phrasing: $0) })
         for leadIn in LeadIn.allCases { words.formUnion(SpokenLanguages.leadInWords(leadIn, in: tag) ?? []) }
         words.formUnion(dateAndValueWords(language: tag))
@@ -132,7 +134,9 @@ public enum RecordingScript {
     ) -> [String] {
         var ordered = words(language: language, phrasing: phrasing, allCompounds: allCompounds)
         var seen = Set(ordered)
-        let extra = (dates ? dateWords(language: language) : []) + (values ? valueWords(language: language, allCompounds: allCompounds) : [])
+        let extra =
+            (dates ? dateWords(language: language) : [])
+            + (values ? valueWords(language: language, allCompounds: allCompounds) : [])
         for word in extra where seen.insert(word).inserted { ordered.append(word) }
         return ordered
     }

@@ -204,14 +204,18 @@ struct Check: ParsableCommand {
         let phrasings = SpokenLanguages.known.map { SpokenLanguages.phrasings(of: $0).count }.reduce(0, +)
         let range = SpokenLanguages.valueRange
         print(
-            "checked \(SpokenLanguages.known.count) languages (\(SpokenLanguages.knownList)), each with its own pack: "
+            "checked \(SpokenLanguages.known.count) languages (\(SpokenLanguages.knownList)), each with the pack named "
+                + "after it (a variant with its base's when it has none): "
                 + "\(phrasings) phrasings × 1440 minutes, 366 dates of a leap year and the values \(range.lowerBound) to "
                 + "\(range.upperBound) in each unit per language; "
                 + (failed.isEmpty ? "no problems" : "problems in \(failed.joined(separator: ", "))")
-                + (noted.isEmpty ? "." : "; notes (dates or values the pack cannot say) for \(noted.joined(separator: ", ")).")
+                + (noted.isEmpty
+                    ? "." : "; notes (dates or values the pack cannot say) for \(noted.joined(separator: ", ")).")
         )
         if !failed.isEmpty {
-            throw CLIError(.packError, "\(failed.count) of \(SpokenLanguages.known.count) languages have problems: \(failed.joined(separator: ", ")).")
+            throw CLIError(
+                .packError,
+                "\(failed.count) of \(SpokenLanguages.known.count) languages have problems: \(failed.joined(separator: ", ")).")
         }
     }
 

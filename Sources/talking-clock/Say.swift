@@ -29,7 +29,8 @@ struct Say: ParsableCommand {
     @Option(help: "Speak this time of day instead of now (24-hour HH:MM).")
     var at: String?
 
-    @Option(help: "Speak this date (YYYY-MM-DD), e.g. 2026-11-28; alone, instead of the time; with --at, after that time.")
+    @Option(
+        help: "Speak this date (YYYY-MM-DD), e.g. 2026-11-28; alone, instead of the time; with --at, after that time.")
     var date: String?
 
     // `.unconditional`: `--value -3` is a value, not an unknown option.
@@ -72,7 +73,8 @@ struct Say: ParsableCommand {
         }
         // A plain `say` goes through a running daemon (its device, pack and volume); anything
         // more specific, or no daemon, speaks here.
-        if !local, at == nil, date == nil, value == nil, unit == nil, output == nil, !dryRun, clockOffset == 0, clock.zone == nil, clock.pack == nil, clock.device == nil,
+        if !local, at == nil, date == nil, value == nil, unit == nil, output == nil, !dryRun, clockOffset == 0,
+            clock.zone == nil, clock.pack == nil, clock.device == nil,
             clock.chime == nil, clock.phrasing == nil, clock.language == nil, config == nil, let reply = try Self.throughDaemon(socket: socket)
         {
             print(reply)

@@ -15,7 +15,9 @@ final class ShippedPacksSayDatesTests: XCTestCase {
         let sounds = BinaryRunner.packageRoot.appendingPathComponent("Sounds")
         var packs: [(language: String, pack: SoundPack)] = []
         for language in SpokenLanguages.known {
-            let names = [SpokenLanguages.defaultPack(of: language)] + (SpokenLanguages.packFallback(of: language).map { [$0] } ?? [])
+            let names =
+                [SpokenLanguages.defaultPack(of: language)]
+                + (SpokenLanguages.packFallback(of: language).map { [$0] } ?? [])
             guard
                 let directory = names.map({ sounds.appendingPathComponent($0) }).first(where: {
                     FileManager.default.fileExists(atPath: $0.appendingPathComponent("pack.json").path)
@@ -28,9 +30,10 @@ final class ShippedPacksSayDatesTests: XCTestCase {
         }
         let anyDateWord = packs.contains { entry in
             // Words the time says too ("zwei", "twenty-eighth" is not one) prove nothing.
-            let time = Set(SpokenLanguages.phrasings(of: entry.language).flatMap {
-                SpokenLanguages.vocabulary(of: entry.language, phrasing: $0)
-            })
+            let time = Set(
+                SpokenLanguages.phrasings(of: entry.language).flatMap {
+                    SpokenLanguages.vocabulary(of: entry.language, phrasing: $0)
+                })
             let dateOnly = SpokenLanguages.dateWords(of: entry.language).filter { !time.contains($0) }
             return !entry.pack.clipIds.isDisjoint(with: dateOnly)
         }

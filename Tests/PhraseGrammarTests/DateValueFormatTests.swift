@@ -6,8 +6,10 @@ import XCTest
 /// forms that name forms of parts of a number, and mistakes refused by name.
 final class DateValueFormatTests: XCTestCase {
     /// A minimal language with a date and values, `extra` merged into its top level.
-    func file(tables: String = "", date: String = #"{"say": "{weekday.wd}, {day.n} {month.mo}"}"#,
-              values: String = #"{"minus": "minus", "units": {"things": {"say": "{value.n} {value.thing}"}}}"#) -> Data {
+    func file(
+        tables: String = "", date: String = #"{"say": "{weekday.wd}, {day.n} {month.mo}"}"#,
+        values: String = #"{"minus": "minus", "units": {"things": {"say": "{value.n} {value.thing}"}}}"#
+    ) -> Data {
         Data(
             """
             {"tag": "xx", "phrasings": [{"name": "p", "clock": 24, "rules": [{"say": "{hour.n}"}]}],
@@ -44,15 +46,33 @@ final class DateValueFormatTests: XCTestCase {
 
     func testMistakesAreRefusedByName() throws {
         let cases: [(Data, String)] = [
-            (file(date: #"{"say": "{hour.n} {month.mo}"}"#), "date: \"{hour.n}\" is not {quantity.table}; its quantities are weekday, day, month"),
-            (file(values: #"{"minus": "m", "units": {"t": {"say": "{day.n}"}}}"#), "values.units.t: \"{day.n}\" is not {quantity.table}; its quantities are value"),
+            (
+                file(date: #"{"say": "{hour.n} {month.mo}"}"#),
+                "date: \"{hour.n}\" is not {quantity.table}; its quantities are weekday, day, month"
+            ),
+            (
+                file(values: #"{"minus": "m", "units": {"t": {"say": "{day.n}"}}}"#),
+                "values.units.t: \"{day.n}\" is not {quantity.table}; its quantities are value"
+            ),
             (file(values: #"{"units": {"t": {"say": "{value.n}"}}}"#), "\"values\" has units but no \"minus\""),
             (file(date: #"{"say": "{weekday.nope}"}"#), "date names table \"nope\", which the file does not define"),
             (file(date: #"{"say": "a,b {day.n}"}"#), "\"a,b\": a comma may only end a word or a {quantity.table}"),
-            (file(tables: #", "loop": {"5": "{n.loop}"}"#, date: #"{"say": "{day.loop}"}"#), "table loop names itself in a loop"),
-            (file(tables: #", "bad": {"5": "{half.n}"}"#, date: #"{"say": "{day.bad}"}"#), "\"{half.n}\" is not {part.table}; the parts of a number are n, tens, mod10, mod100"),
-            (file(tables: #", "gone": {"5": "{n.nothere}"}"#, date: #"{"say": "{day.gone}"}"#), "table gone names table \"nothere\", which the file does not define"),
-            (file(tables: #", "half": {"5": "x{n.n}"}"#, date: #"{"say": "{day.half}"}"#), "table half: \"x{n.n}\" has a brace but is not {part.table}"),
+            (
+                file(tables: #", "loop": {"5": "{n.loop}"}"#, date: #"{"say": "{day.loop}"}"#),
+                "table loop names itself in a loop"
+            ),
+            (
+                file(tables: #", "bad": {"5": "{half.n}"}"#, date: #"{"say": "{day.bad}"}"#),
+                "\"{half.n}\" is not {part.table}; the parts of a number are n, tens, mod10, mod100"
+            ),
+            (
+                file(tables: #", "gone": {"5": "{n.nothere}"}"#, date: #"{"say": "{day.gone}"}"#),
+                "table gone names table \"nothere\", which the file does not define"
+            ),
+            (
+                file(tables: #", "half": {"5": "x{n.n}"}"#, date: #"{"say": "{day.half}"}"#),
+                "table half: \"x{n.n}\" has a brace but is not {part.table}"
+            ),
             (file(date: #"{"say": "{day.n}", "extra": 1}"#), "unknown key \"extra\""),
         ]
         for (data, expected) in cases {
@@ -69,9 +89,11 @@ final class DateValueFormatTests: XCTestCase {
 
     /// A value or a day a table has no form for is a problem the tests find, named with its table.
     func testGapsAreProblems() throws {
-        let gappy = try Grammar(json: file(tables: #", "few": {"1-30": "d"}"#, date: #"{"say": "{day.few}"}"#), origin: "xx.json")
+        let gappy = try Grammar(
+            json: file(tables: #", "few": {"1-30": "d"}"#, date: #"{"say": "{day.few}"}"#), origin: "xx.json")
         let problems = try gappy.datesAndValues().problems()
-        XCTAssertEqual(problems, ["xx date 1/31 (weekday 1): table \"few\" has no form for day = 31 (template \"{day.few}\")."])
+        XCTAssertEqual(
+            problems, ["xx date 1/31 (weekday 1): table \"few\" has no form for day = 31 (template \"{day.few}\")."])
         XCTAssertTrue(gappy.problems().contains(problems[0]))
     }
 

@@ -8,11 +8,15 @@ import XCTest
 final class DateValuePropertyTests: XCTestCase {
     /// The words of a phrase are its text in lower case, without commas: a clip id per written
     /// word (no display form of a date or value holds a space).
-    func assertWordsAreTheText(_ phrase: Phrase, _ context: String, file: StaticString = #filePath, line: UInt = #line) {
-        let written = phrase.text.lowercased().replacingOccurrences(of: ",", with: "").split(separator: " ").map(String.init)
+    func assertWordsAreTheText(_ phrase: Phrase, _ context: String, file: StaticString = #filePath, line: UInt = #line)
+    {
+        let written = phrase.text.lowercased().replacingOccurrences(of: ",", with: "").split(separator: " ").map(
+            String.init)
         XCTAssertEqual(phrase.words, written, context, file: file, line: line)
         for word in phrase.words {
-            XCTAssertFalse(word.isEmpty || word.contains("{") || word.contains(","), "\(context): '\(word)'", file: file, line: line)
+            XCTAssertFalse(
+                word.isEmpty || word.contains("{") || word.contains(","), "\(context): '\(word)'", file: file,
+                line: line)
         }
     }
 
@@ -51,7 +55,8 @@ final class DateValuePropertyTests: XCTestCase {
                     let context = "\(tag) \(n) \(unit)"
                     assertWordsAreTheText(phrase, context)
                     XCTAssertTrue(known.isSuperset(of: phrase.words), "\(context): \(phrase.words)")
-                    XCTAssertEqual(try Phrase.forValue(n, unit: unit, language: tag), phrase, "\(context): deterministic")
+                    XCTAssertEqual(
+                        try Phrase.forValue(n, unit: unit, language: tag), phrase, "\(context): deterministic")
                     XCTAssertTrue(texts.insert(phrase.text).inserted, "\(context): '\(phrase.text)' says two values")
                     // A negative value is its absolute value after the minus word.
                     if n < 0 {
@@ -139,6 +144,7 @@ final class DateValuePropertyTests: XCTestCase {
         }
         XCTAssertThrowsError(try german.date(weekday: 1, day: 32, month: 1))
         XCTAssertThrowsError(try german.date(weekday: 1, day: 1, month: 13))
-        XCTAssertEqual(try german.date(weekday: 6, day: 28, month: 11).words, ["samstag", "der", "achtundzwanzigste", "november"])
+        XCTAssertEqual(
+            try german.date(weekday: 6, day: 28, month: 11).words, ["samstag", "der", "achtundzwanzigste", "november"])
     }
 }

@@ -13,8 +13,9 @@ final class AppendedPhraseTests: XCTestCase {
 
     /// Every word of the en-US 12h time, the date and the values, one clip each.
     var english: Set<String> {
-        Set(SpokenLanguages.vocabulary(of: "en-US", phrasing: .twelveHour) + SpokenLanguages.dateWords(of: "en-US")
-            + SpokenLanguages.valueWords(of: "en-US", unit: .degrees))
+        Set(
+            SpokenLanguages.vocabulary(of: "en-US", phrasing: .twelveHour) + SpokenLanguages.dateWords(of: "en-US")
+                + SpokenLanguages.valueWords(of: "en-US", unit: .degrees))
     }
 
     func testTheDateAfterTheTimeComesAfterAPause() throws {
@@ -38,7 +39,8 @@ final class AppendedPhraseTests: XCTestCase {
 
     func testAPlanWithoutPhrasesLaysOutAsBefore() throws {
         let style = AnnouncementStyle(phrase: PhraseStyle(leadIn: .its), chime: .none)
-        let plan = try AnnouncementPlan.make(hour: 9, minute: 7, style: style, pattern: nil, available: english.union(["its"]))
+        let plan = try AnnouncementPlan.make(
+            hour: 9, minute: 7, style: style, pattern: nil, available: english.union(["its"]))
         let composed = Timeline.compose(
             chime: plan.chime, voice: plan.voiceClips, leadInCount: plan.leadInCount, spacing: spacing, format: format
         ) { _ in self.length }
@@ -62,9 +64,12 @@ final class AppendedPhraseTests: XCTestCase {
         let bell = try XCTUnwrap(timeline.items.first { $0.role == .chime })
         // After the bell and the pack's chime gap, not after an 800 ms pause: nothing was said yet.
         var expected = bell.end + format.frames(milliseconds: spacing.chimeGapMs)
-        if let after = pattern.voiceAfterMs { expected = min(expected, bell.start + format.frames(milliseconds: after)) }
+        if let after = pattern.voiceAfterMs {
+            expected = min(expected, bell.start + format.frames(milliseconds: after))
+        }
         XCTAssertEqual(voice[0].start, expected)
-        XCTAssertEqual(voice[1].start, voice[0].end + format.frames(milliseconds: spacing.wordGapMs), "the word gap inside it")
+        XCTAssertEqual(
+            voice[1].start, voice[0].end + format.frames(milliseconds: spacing.wordGapMs), "the word gap inside it")
     }
 
     func testPhrasesAloneSayNoTimeAndPauseBetweenThem() throws {
@@ -92,5 +97,31 @@ final class AppendedPhraseTests: XCTestCase {
         XCTAssertThrowsError(try AnnouncementPlan.saying([date], hour: 8, minute: 0, available: ["november"])) {
             XCTAssertEqual(($0 as? VocabularyError)?.word, "saturday")
         }
+    }
+
+    /// A sensor's reading (a Home Assistant state) as the whole number a value says.
+    func testAReadingIsRoundedToAWholeNumber() throws {
+        let rows: [(String, Int)] = [
+            ("21.6", 22), ("21.4", 21), ("-2.5", -3), ("2.5", 3), ("-0.4", 0), (" 7 ", 7), ("150.49", 150),
+            ("-99.49", -99), ("+3", 3), ("0", 0),
+        ]
+        for (reading, expected) in rows {
+            XCTAssertEqual(try Phrase.wholeNumber(reading: reading), expected, reading)
+        }
+        let refused: [(String, String)] = [
+            ("unavailable", "The reading 'unavailable' is not a number (a sensor's state such as 21.5 is)."),
+            ("", "The reading '' is not a number (a sensor's state such as 21.5 is)."),
+            ("nan", "The reading 'nan' is not a number (a sensor's state such as 21.5 is)."),
+            ("1e3", "The reading '1e3' is not a number (a sensor's state such as 21.5 is)."),
+            ("21,5", "The reading '21,5' is not a number (a sensor's state such as 21.5 is)."),
+            ("150.5", "The reading '150.5' is out of range: the clock says whole numbers from -99 to 150."),
+            ("-99.5", "The reading '-99.5' is out of range: the clock says whole numbers from -99 to 150."),
+        ]
+        for (reading, message) in refused {
+            XCTAssertThrowsError(try Phrase.wholeNumber(reading: reading), reading) { XCTAssertEqual("\($0)", message) }
+        }
+        XCTAssertEqual(
+            try Phrase.forValue(try Phrase.wholeNumber(reading: "-2.5"), unit: .degrees, language: "de").text,
+            "minus drei Grad")
     }
 }

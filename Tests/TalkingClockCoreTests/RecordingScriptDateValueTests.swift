@@ -14,7 +14,8 @@ final class RecordingScriptDateValueTests: XCTestCase {
             XCTAssertTrue(all.contains(word), word)
         }
         XCTAssertFalse(all.contains("jänner"), "de-AT's January is not de's")
-        XCTAssertTrue(RecordingScript.words(language: "de-AT", phrasing: .casual, dates: true, values: false).contains("jänner"))
+        XCTAssertTrue(
+            RecordingScript.words(language: "de-AT", phrasing: .casual, dates: true, values: false).contains("jänner"))
         XCTAssertEqual(
             RecordingScript.words(language: "de", phrasing: .casual, dates: false, values: false), time,
             "without --dates and --values the script is the time's")
@@ -22,8 +23,9 @@ final class RecordingScriptDateValueTests: XCTestCase {
         XCTAssertFalse(dates.contains("grad"))
         XCTAssertTrue(dates.contains("dezember"))
         // Every word a date or a value says is in the script (the time's words included).
-        let said = Set(SpokenLanguages.dateWords(of: "de") + SpokenLanguages.valueWords(of: "de", unit: .degrees)
-            + SpokenLanguages.valueWords(of: "de", unit: .percent))
+        let said = Set(
+            SpokenLanguages.dateWords(of: "de") + SpokenLanguages.valueWords(of: "de", unit: .degrees)
+                + SpokenLanguages.valueWords(of: "de", unit: .percent))
         XCTAssertTrue(Set(all).isSuperset(of: said), "\(said.subtracting(all))")
     }
 
@@ -38,7 +40,8 @@ final class RecordingScriptDateValueTests: XCTestCase {
     }
 
     func testADateOrValueWordIsShownInsideADateOrAValue() throws {
-        let ordinal = try XCTUnwrap(RecordingScript.carrier(for: "achtundzwanzigste", language: "de", phrasing: .casual))
+        let ordinal = try XCTUnwrap(
+            RecordingScript.carrier(for: "achtundzwanzigste", language: "de", phrasing: .casual))
         XCTAssertEqual(ordinal.phrase.kind, .date)
         XCTAssertEqual(
             RecordingScript.prompt(ordinal.phrase, marking: ordinal.index), "\"sonntag, der ACHTUNDZWANZIGSTE januar\"")
@@ -47,7 +50,8 @@ final class RecordingScriptDateValueTests: XCTestCase {
         let english = try XCTUnwrap(RecordingScript.carrier(for: "saturday", phrasing: .twelveHour))
         XCTAssertEqual(RecordingScript.prompt(english.phrase, marking: english.index), "\"SATURDAY, january sixth\"")
         // A word the time says keeps its time carrier.
-        XCTAssertEqual(try XCTUnwrap(RecordingScript.carrier(for: "drei", language: "de", phrasing: .casual)).phrase.kind, .time)
+        XCTAssertEqual(
+            try XCTUnwrap(RecordingScript.carrier(for: "drei", language: "de", phrasing: .casual)).phrase.kind, .time)
         // A unit of a value: "pour cent" said together.
         let pourCent = try XCTUnwrap(RecordingScript.carrier(forUnit: "pour cent", language: "fr", phrasing: .casual))
         XCTAssertEqual(RecordingScript.prompt(pourCent.phrase, marking: pourCent.range), "\"zéro POUR CENT\"")
@@ -61,7 +65,8 @@ final class RecordingScriptDateValueTests: XCTestCase {
             XCTAssertNoThrow(try RecordingScript.validate(word, language: language), "\(language) \(word)")
         }
         XCTAssertThrowsError(try RecordingScript.validate("gradd", language: "de")) {
-            XCTAssertTrue("\($0)".hasPrefix("'gradd' is not a word talking-clock says in de. Did you mean 'grad'?"), "\($0)")
+            XCTAssertTrue(
+                "\($0)".hasPrefix("'gradd' is not a word talking-clock says in de. Did you mean 'grad'?"), "\($0)")
         }
     }
 }
