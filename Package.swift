@@ -122,7 +122,7 @@ let package = Package(
         .executableTarget(name: "phrase-bench", dependencies: ["PhraseGrammar", "TalkingClockCore"], path: "Tools/phrase-bench"),
         // A one-connection MQTT client on the daemon's event loop: the Last Will test kills it, and
         // scripts/mqtt-idle counts its wake-ups.
-        .executableTarget(name: "mqtt-probe", dependencies: ["MQTT", "EventLoop"], path: "Tools/mqtt-probe"),
+        .executableTarget(name: "mqtt-probe", dependencies: ["MQTT", "EventLoop", "ConfigFiles"], path: "Tools/mqtt-probe"),
         // The courtesy edges one at a time: the kill -9 ducking test and scripts/bench-courtesy.
         .executableTarget(
             name: "courtesy-probe", dependencies: ["Courtesy", "SoundServer", "DesktopBus", "SpeechDispatcher", "TalkingClockCore", "JSON", "EventLoop"],

@@ -10,6 +10,27 @@ enum Quantity: String, CaseIterable, Sendable {
     case minute
     /// Minutes to the next hour (60 − minute), to the half hour (30 − minute) and past it (minute − 30).
     case toHour, toHalf, pastHalf
+    /// A date's day of the week (ISO: 1 = Monday … 7 = Sunday), day of the month (1…31) and
+    /// month (1…12): the quantities of a `"date"` template.
+    case weekday, day, month
+    /// The absolute value of a number said with a unit (0…`Grammar.largestNumber`): the quantity
+    /// of a unit's template.
+    case value
+
+    /// The largest number the quantity takes: what a table it looks up must hold.
+    var largest: Int {
+        switch self {
+        case .hour, .next, .hour24, .next24, .minute, .toHour, .toHalf, .pastHalf: 60
+        case .weekday: 7
+        case .day: 31
+        case .month: 12
+        case .value: Grammar.largestNumber
+        }
+    }
+
+    /// The quantities a time rule may name.
+    static let time: [Quantity] = [.hour, .next, .hour24, .next24, .minute, .toHour, .toHalf, .pastHalf]
+    static let date: [Quantity] = [.weekday, .day, .month]
 
     /// Whether the value is an hour that can be noon or midnight on a 12-hour clock.
     var isClockHour: Bool { self == .hour || self == .next }
@@ -28,7 +49,8 @@ struct Form: Sendable {
     }
 }
 
-/// A table compiled to one lookup per number: the words for 0…60, and for noon and midnight when
+/// A table compiled to one lookup per number: the words for 0…N (as far as its widest use needs,
+/// `Quantity.largest`), and for noon and midnight when
 /// the table says them differently from 12.
 /// A class, like `CompiledPhrasing`: phrasing a time reads these without copying (and retaining)
 /// every field.
@@ -49,6 +71,39 @@ final class FormTable: Sendable {
 enum Token: Sendable {
     case words(Form)
     case form(Quantity, table: Int)
+    /// A mark written after the previous word in `text` only (a comma: "Samstag, der …").
+    case punctuation(String)
+}
+
+/// A date's or a unit's template, compiled: what `Grammar.date` and `Grammar.value` say.
+struct CompiledTemplate: Sendable {
+    var tokens: [Token]
+    var source: String
+
+    /// Appends the template's words; `value` gives each quantity's number.
+    func say(
+        tables: [FormTable], value: (Quantity) -> Int, into words: inout [String], text: inout String?,
+        context: @autoclosure () -> String
+    ) throws(GrammarError) {
+        for token in tokens {
+            switch token {
+            case .words(let form):
+                append(form, to: &words, text: &text)
+            case .punctuation(let mark):
+                if text != nil { text!.append(mark) }
+            case .form(let quantity, let t):
+                let table = tables[t]
+                let n = value(quantity)
+                guard n >= 0, n < table.values.count, let form = table.values[n] else {
+                    throw GrammarError(
+                        .noPhrase,
+                        "\(context()): table \"\(table.name)\" has no form for \(quantity.rawValue) = \(n) "
+                            + "(template \"\(source)\").")
+                }
+                append(form, to: &words, text: &text)
+            }
+        }
+    }
 }
 
 struct CompiledRule: Sendable {
@@ -94,6 +149,8 @@ final class CompiledPhrasing: Sendable {
             switch token {
             case .words(let form):
                 append(form, to: &words, text: &text)
+            case .punctuation(let mark):
+                if text != nil { text!.append(mark) }
             case .form(let quantity, let t):
                 let table = tables[t]
                 let value: Int
@@ -112,6 +169,8 @@ final class CompiledPhrasing: Sendable {
                 case .toHour: value = 60 - minute
                 case .toHalf: value = 30 - minute
                 case .pastHalf: value = minute - 30
+                case .weekday, .day, .month, .value:
+                    preconditionFailure("the compiler refuses \(quantity) in a time rule")
                 }
                 var form: Form?
                 if twelveHour && quantity.isClockHour && hourOfDay % 12 == 0 {
@@ -159,26 +218,43 @@ struct Compiler {
         GrammarError(.badFile, "Language file \(origin): \(what) (see Sources/PhraseGrammar/Languages/README.md).")
     }
 
+    /// The tokens of a template: literal words (consecutive ones in one `Form`), `{quantity.table}`
+    /// with a quantity of `allowed`, and a comma after either (written in `text` only).
+    mutating func template(_ say: String, allowed: [Quantity], usedBy: String) throws(GrammarError) -> [Token] {
+        var tokens: [Token] = []
+        for token in say.split(separator: " ") {
+            var word = token
+            var mark: String? = nil
+            if word.count > 1, word.last == "," {
+                word = word.dropLast()
+                mark = ","
+            }
+            if word.hasPrefix("{") && word.hasSuffix("}") {
+                let ref = word.dropFirst().dropLast().split(separator: ".", omittingEmptySubsequences: false)
+                guard ref.count == 2, let quantity = Quantity(rawValue: String(ref[0])), allowed.contains(quantity)
+                else {
+                    let names = allowed.map(\.rawValue).joined(separator: ", ")
+                    throw fail("\(usedBy): \"\(word)\" is not {quantity.table}; its quantities are \(names)")
+                }
+                tokens.append(.form(quantity, table: try table(String(ref[1]), usedBy: usedBy, for: quantity)))
+            } else if word.contains("{") || word.contains("}") {
+                throw fail("\(usedBy): \"\(token)\" has a brace but is not {quantity.table}")
+            } else if word.contains(",") {
+                throw fail("\(usedBy): \"\(token)\": a comma may only end a word or a {quantity.table}")
+            } else if case .words(let w)? = tokens.last {
+                tokens[tokens.count - 1] = .words(Form(w.ids + [String(word)], display: file.display))
+            } else {
+                tokens.append(.words(Form([String(word)], display: file.display)))
+            }
+            if let mark { tokens.append(.punctuation(mark)) }
+        }
+        return tokens
+    }
+
     mutating func phrasing(_ p: GrammarFile.Phrasing) throws(GrammarError) -> CompiledPhrasing {
         var rules: [CompiledRule] = []
         for rule in p.rules {
-            var tokens: [Token] = []
-            for word in rule.say.split(separator: " ") {
-                if word.hasPrefix("{") && word.hasSuffix("}") {
-                    let ref = word.dropFirst().dropLast().split(separator: ".", omittingEmptySubsequences: false)
-                    guard ref.count == 2, let quantity = Quantity(rawValue: String(ref[0])) else {
-                        let names = Quantity.allCases.map(\.rawValue).joined(separator: ", ")
-                        throw fail("phrasing \(p.name): \"\(word)\" is not {quantity.table}; quantities are \(names)")
-                    }
-                    tokens.append(.form(quantity, table: try table(String(ref[1]), usedBy: p.name)))
-                } else if word.contains("{") || word.contains("}") {
-                    throw fail("phrasing \(p.name): \"\(word)\" has a brace but is not {quantity.table}")
-                } else if case .words(let w)? = tokens.last {
-                    tokens[tokens.count - 1] = .words(Form(w.ids + [String(word)], display: file.display))
-                } else {
-                    tokens.append(.words(Form([String(word)], display: file.display)))
-                }
-            }
+            let tokens = try template(rule.say, allowed: Quantity.time, usedBy: "phrasing \(p.name)")
             rules.append(
                 CompiledRule(
                     minutes: (0..<60).map { rule.minutes?.contains($0) ?? true },
@@ -190,19 +266,28 @@ struct Compiler {
             name: p.name, twelveHour: p.clock == 12, rules: rules, options: options, language: file.tag)
     }
 
-    mutating func table(_ name: String, usedBy phrasing: String) throws(GrammarError) -> Int {
-        if let i = tableIndex[name] { return i }
+    /// The index of table `name` compiled for the numbers `quantity` can take (0…60 for a time,
+    /// 1…31 for a day, 0…150 for a value): a table is compiled as far as its widest use needs, so
+    /// loading a language for the time costs no more than it did before dates and values.
+    mutating func table(_ name: String, usedBy: String, for quantity: Quantity) throws(GrammarError) -> Int {
+        let largest = quantity.largest
+        if let i = tableIndex[name], compiledTables[i].values.count > largest { return i }
         guard file.tables[name] != nil else {
             throw fail(
-                "phrasing \(phrasing) names table \"\(name)\", which the file does not define (tables: \(file.tables.keys.sorted().joined(separator: ", ")))"
+                "\(usedBy) names table \"\(name)\", which the file does not define (tables: \(file.tables.keys.sorted().joined(separator: ", ")))"
             )
         }
         var values: [Form?] = []
-        for n in 0...60 { values.append(try resolve(name, n, special: nil, seen: []).map(form)) }
+        values.reserveCapacity(largest + 1)
+        for n in 0...largest { values.append(try resolve(name, n, special: nil, seen: []).map(form)) }
         let table = FormTable(
             name: name, values: values,
             noon: try resolve(name, 12, special: "noon", seen: []).map(form),
             midnight: try resolve(name, 12, special: "midnight", seen: []).map(form))
+        if let i = tableIndex[name] {
+            compiledTables[i] = table  // a wider use than the one it was compiled for
+            return i
+        }
         compiledTables.append(table)
         tableIndex[name] = compiledTables.count - 1
         return compiledTables.count - 1
@@ -212,7 +297,46 @@ struct Compiler {
 
     /// The words a table gives `n`: its own noon/midnight form, else the narrowest number set
     /// holding `n`, else the form of `n`'s class, else "*", else the same question to its "else" table.
-    func resolve(_ name: String, _ n: Int, special: String?, seen: [String]) throws(GrammarError) -> [String]? {
+    /// A form may name other forms of parts of `n` (`"101-150": "hundert {mod100.num}"`); nil when
+    /// one of those has none.
+    func resolve(_ name: String, _ n: Int, special: String?, seen: [String], visiting: [String] = [])
+        throws(GrammarError) -> [String]?
+    {
+        guard let words = try lookup(name, n, special: special, seen: seen) else { return nil }
+        guard words.contains(where: { $0.contains("{") || $0.contains("}") }) else { return words }
+        var ids: [String] = []
+        for word in words {
+            guard word.hasPrefix("{") else {
+                if word.contains("{") || word.contains("}") {
+                    throw fail("table \(name): \"\(word)\" has a brace but is not {part.table}")
+                }
+                ids.append(word)
+                continue
+            }
+            let ref = word.dropFirst().dropLast().split(separator: ".", omittingEmptySubsequences: false)
+            guard word.hasSuffix("}"), ref.count == 2, let part = NumberPart(rawValue: String(ref[0])) else {
+                let parts = NumberPart.allCases.map(\.rawValue).joined(separator: ", ")
+                throw fail("table \(name): \"\(word)\" is not {part.table}; the parts of a number are \(parts)")
+            }
+            let other = String(ref[1])
+            let key = "\(other)@\(part.of(n))"
+            guard !visiting.contains(key) else {
+                throw fail("table \(name) names itself in a loop: \((visiting + [key]).joined(separator: " → "))")
+            }
+            guard file.tables[other] != nil else {
+                throw fail("table \(name) names table \"\(other)\", which the file does not define")
+            }
+            guard
+                let said = try resolve(
+                    other, part.of(n), special: nil, seen: [], visiting: visiting + ["\(name)@\(n)", key])
+            else { return nil }
+            ids += said
+        }
+        return ids
+    }
+
+    /// The entry of `n` in a table (see `resolve`), before the forms it names are filled in.
+    func lookup(_ name: String, _ n: Int, special: String?, seen: [String]) throws(GrammarError) -> [String]? {
         guard let table = file.tables[name] else {
             throw fail("table \(seen.last ?? name) falls back to \"\(name)\", which the file does not define")
         }
@@ -250,7 +374,24 @@ struct Compiler {
             return words
         }
         if let words = table.named["*"] { return words }
-        if let fallback = table.fallback { return try resolve(fallback, n, special: special, seen: seen + [name]) }
+        if let fallback = table.fallback { return try lookup(fallback, n, special: special, seen: seen + [name]) }
         return nil
+    }
+}
+
+/// The parts of a number a table's form may name: `{mod100.num}` in `"101-150": "hundert {mod100.num}"`.
+enum NumberPart: String, CaseIterable {
+    /// The number itself.
+    case n
+    /// The number less its last digit (47 → 40), its last digit (47 → 7) and its last two (147 → 47).
+    case tens, mod10, mod100
+
+    func of(_ n: Int) -> Int {
+        switch self {
+        case .n: n
+        case .tens: n - n % 10
+        case .mod10: n % 10
+        case .mod100: n % 100
+        }
     }
 }

@@ -1,9 +1,10 @@
 import FoundationEssentials
 
-/// The words for a time of day in one language. `words` are clip ids ("halb", "vier";
-/// "wpół", "do", "czwartej"): lowercase, in the language's own script, compounds written as the
-/// language writes them ("forty-five", "quarante-cinq", "fünfundvierzig"). `text` is the phrase as
-/// a native speaker writes it ("halb vier", "three forty-five PM", "è l'una").
+/// The words of a phrase in one language: a time of day, a date or a value. `words` are clip ids
+/// ("halb", "vier"; "wpół", "do", "czwartej"): lowercase, in the language's own script, compounds
+/// written as the language writes them ("forty-five", "quarante-cinq", "fünfundvierzig"). `text` is
+/// the phrase as a native speaker writes it ("halb vier", "three forty-five PM", "è l'una",
+/// "Samstag, der achtundzwanzigste November").
 public struct TimePhrase: Hashable, Sendable, CustomStringConvertible {
     public var words: [String]
     public var text: String
@@ -33,10 +34,25 @@ public struct Grammar: Sendable {
     /// Names of the optional lead-ins ("its"), sorted.
     public let leadIns: [String]
 
+    /// The units a number can be said with ("degrees", "percent"), sorted.
+    public var units: [String] { file.values.units.keys.sorted() }
+    /// Whether the language file says how to say a date.
+    public var hasDate: Bool { file.date != nil }
+
+    /// The largest number a table holds, and the largest absolute value `value(_:unit:)` says.
+    public static let largestNumber = 150
+    /// The numbers `value(_:unit:)` says: −99 … 150. A thermometer, a hygrometer or a battery
+    /// stays inside it; below −99 or above 150 a language needs words no pack holds ("two hundred").
+    public static let valueRange = -99...largestNumber
+
     let leadInForms: [String: Form]
     let display: [String: String]
     let compiled: [CompiledPhrasing]
     let tables: [FormTable]
+    /// The merged file, kept for `datesAndValues()`: the date and the values are compiled when a
+    /// caller asks for them, so loading a language to say the time costs what it did before.
+    let file: GrammarFile
+    let origin: String
 
     /// Compiles a language file.
     ///
@@ -90,7 +106,14 @@ public struct Grammar: Sendable {
         leadInForms = file.leadIns.mapValues { Form($0, display: file.display) }
         display = file.display
         compiled = try file.phrasings.map { (p) throws(GrammarError) in try compiler.phrasing(p) }
+        if !file.values.units.isEmpty, file.values.minus == nil {
+            throw GrammarError(
+                .badFile,
+                "Language file \(origin): \"values\" has units but no \"minus\" (the word said before a negative number).")
+        }
         tables = compiler.compiledTables
+        self.file = file
+        self.origin = origin
     }
 
     /// The words for `hour:minute` (24-hour values) in `phrasing` (default: the language's own).
@@ -182,7 +205,9 @@ public struct Grammar: Sendable {
     }
 
     /// What is wrong with the grammar: every minute of the day in every phrasing (each option on
-    /// and off) that has no phrase, and every rule that never applies. Empty for a sound grammar.
+    /// and off) that has no phrase, every rule that never applies, every date of a leap year (on
+    /// each day of the week) and every value of `valueRange` in each unit that has no phrase or
+    /// says an empty word. Empty for a sound grammar.
     public func problems() -> [String] {
         var problems: [String] = []
         for p in compiled {
@@ -206,6 +231,11 @@ public struct Grammar: Sendable {
             for (i, rule) in p.rules.enumerated() where !used[i] {
                 problems.append("\(tag) \(p.name): rule \(i) (\"\(rule.source)\") never applies")
             }
+        }
+        do throws(GrammarError) {
+            problems += try datesAndValues().problems()
+        } catch {
+            problems.append(error.message)
         }
         return problems
     }

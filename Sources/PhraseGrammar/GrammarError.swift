@@ -8,6 +8,8 @@ public struct GrammarError: Error, Hashable, Sendable, CustomStringConvertible {
         case unknown
         /// The rules say nothing, or name a form a table does not have, for some time of day.
         case noPhrase
+        /// A date or a value the clock does not say (a day 32, a value of 1000).
+        case outOfRange
     }
 
     public var kind: Kind

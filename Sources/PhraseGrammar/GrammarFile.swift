@@ -40,6 +40,13 @@ struct GrammarFile {
         var rules: [Rule]
     }
 
+    /// How numbers are said with a unit: the word said before a negative number, and one
+    /// template per unit over the number's absolute value (`{value.TABLE}`).
+    struct Values {
+        var minus: String?
+        var units: [String: String] = [:]
+    }
+
     var tag: String
     var name: String?
     var base: String?
@@ -49,9 +56,13 @@ struct GrammarFile {
     var classes: [String: [ClassRule]] = [:]
     var tables: [String: Table] = [:]
     var phrasings: [Phrasing] = []
+    /// The template of a date (`{weekday.T}`, `{day.T}`, `{month.T}`), nil when the file says none.
+    var date: String?
+    var values = Values()
 
     /// This file over `base`: every table, class, lead-in, display form and phrasing the file
-    /// names replaces the base's one of that name; the rest is the base's.
+    /// names replaces the base's one of that name (its date template, the minus word and each
+    /// unit too); the rest is the base's.
     func merged(over base: GrammarFile) -> GrammarFile {
         var result = base
         result.tag = tag
@@ -62,6 +73,9 @@ struct GrammarFile {
         result.display.merge(display) { $1 }
         result.classes.merge(classes) { $1 }
         result.tables.merge(tables) { $1 }
+        result.date = date ?? base.date
+        result.values.minus = values.minus ?? base.values.minus
+        result.values.units.merge(values.units) { $1 }
         for phrasing in phrasings {
             if let i = result.phrasings.firstIndex(where: { $0.name == phrasing.name }) {
                 result.phrasings[i] = phrasing
@@ -76,6 +90,11 @@ struct GrammarFile {
 // MARK: - Parsing
 
 extension GrammarFile {
+    /// The words of a form written "es ist": split at spaces.
+    static func words(_ text: String) -> [String] {
+        text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+    }
+
     static func parse(_ data: Data, origin: String) throws(GrammarError) -> GrammarFile {
         let object: Any
         do {
@@ -115,7 +134,7 @@ private struct Reader {
     mutating func file(_ value: Any) throws(GrammarError) -> GrammarFile {
         let keys: Set = [
             "tag", "name", "base", "default", "sources", "notes", "leadIns", "display", "classes", "tables",
-            "phrasings",
+            "phrasings", "date", "values",
         ]
         let dict = try object(value, allowed: keys)
         let tag = try string(dict["tag"], "tag")
@@ -162,6 +181,23 @@ private struct Reader {
                 file.phrasings.append(phrasing)
             }
         }
+        if let date = dict["date"] {
+            path = ["date"]
+            let d = try object(date, allowed: ["say", "why"])
+            file.date = try string(d["say"], "say")
+        }
+        if let values = dict["values"] {
+            path = ["values"]
+            let v = try object(values, allowed: ["minus", "units", "why"])
+            if let minus = v["minus"] { file.values.minus = try string(minus, "minus") }
+            if let units = v["units"] {
+                for (name, unit) in try names(units) {
+                    path = ["values", "units", name]
+                    let u = try object(unit, allowed: ["say", "why"])
+                    file.values.units[name] = try string(u["say"], "say")
+                }
+            }
+        }
         path = []
         return file
     }
@@ -172,9 +208,7 @@ private struct Reader {
         return dict
     }
 
-    static func words(_ text: String) -> [String] {
-        text.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-    }
+    static func words(_ text: String) -> [String] { GrammarFile.words(text) }
 
     func numberSet(_ value: Any?, _ key: String, range: ClosedRange<Int>) throws(GrammarError) -> NumberSet? {
         guard let value else { return nil }
@@ -223,8 +257,9 @@ private struct Reader {
             default:
                 let text = try string(words, key)
                 if key.first?.isNumber == true {
-                    guard let set = NumberSet(key, range: 0...60) else {
-                        throw fail("key \"\(key)\" is not a list of numbers and ranges within 0...60")
+                    guard let set = NumberSet(key, range: 0...Grammar.largestNumber) else {
+                        throw fail(
+                            "key \"\(key)\" is not a list of numbers and ranges within 0...\(Grammar.largestNumber)")
                     }
                     table.numbered.append((set, key, Self.words(text)))
                 } else {

@@ -14,13 +14,20 @@ enum ShippedGrammars {
   "base": "de",
   "sources": [
     "de.tingroom.com and LANGUAGES.md: 'viertel/dreiviertel + next hour' in Austria and parts of East Germany",
-    "courses.authenticgermanlearning.com ('viertel drei', 'drei viertel drei')"
+    "courses.authenticgermanlearning.com ('viertel drei', 'drei viertel drei')",
+    "Protocol No 10 to Austria's EU accession treaty (1994): 'Jänner' is among the Austrian terms of equal standing with 'Januar'; ORF and Austrian official calendars say 'Jänner' ('Feber' is colloquial, not used here)"
   ],
   "notes": [
     "Only the casual style differs from de; the rules not about quarters are de's.",
     "'viertel vier' is written in lower case (an adverb of time, unlike the noun in 'Viertel nach drei')"
   ],
-  "display": {"viertel": "viertel"},
+  "display": {"viertel": "viertel", "jänner": "Jänner"},
+  "tables": {
+    "monat": {
+      "1": "jänner", "2": "februar", "3": "märz", "4": "april", "5": "mai", "6": "juni", "7": "juli",
+      "8": "august", "9": "september", "10": "oktober", "11": "november", "12": "dezember"
+    }
+  },
   "phrasings": [
     {
       "name": "casual", "clock": 12,
@@ -50,10 +57,20 @@ enum ShippedGrammars {
     "DW 'Uhrzeit: informell (1)/(2)' ('ein Uhr' but 'eins', 'halb eins')",
     "german.yabla.com lesson 748 ('Uhr' dropped with Viertel/halb)",
     "trau-dich-deutsch.com ('null Uhr')",
-    "planz.org (casual speech is 12-hour)"
+    "planz.org (casual speech is 12-hour)",
+    "deutschegrammatik20.de 'Das Datum' ('Heute ist Montag, der zehnte Februar': weekday, comma, der + ordinal + month)",
+    "Duden, Richtiges und gutes Deutsch, 'Datum' (apposition after the weekday; 'am Freitag, dem 6. August')",
+    "LANGUAGES.md dates and numbers: ordinals -te to 19, -ste from 20; 'einundzwanzig Grad', 'ein Grad', 'minus drei Grad' ('Grad' has no plural after a number)"
   ],
   "leadIns": {"its": "es ist"},
-  "display": {"uhr": "Uhr", "viertel": "Viertel", "minute": "Minute", "mitternacht": "Mitternacht"},
+  "display": {
+    "uhr": "Uhr", "viertel": "Viertel", "minute": "Minute", "mitternacht": "Mitternacht", "montag": "Montag",
+    "dienstag": "Dienstag", "mittwoch": "Mittwoch", "donnerstag": "Donnerstag", "freitag": "Freitag",
+    "samstag": "Samstag", "sonntag": "Sonntag", "januar": "Januar", "februar": "Februar", "märz": "März",
+    "april": "April", "mai": "Mai", "juni": "Juni", "juli": "Juli", "august": "August",
+    "september": "September", "oktober": "Oktober", "november": "November", "dezember": "Dezember",
+    "grad": "Grad", "prozent": "Prozent"
+  },
   "tables": {
     "card": {
       "0": "null", "1": "eins", "2": "zwei", "3": "drei", "4": "vier", "5": "fünf", "6": "sechs",
@@ -74,6 +91,50 @@ enum ShippedGrammars {
     "n": {
       "1": "eine minute", "else": "card",
       "why": "a count of minutes: 'eine Minute nach drei', else the bare number"
+    },
+    "wochentag": {
+      "1": "montag", "2": "dienstag", "3": "mittwoch", "4": "donnerstag", "5": "freitag", "6": "samstag",
+      "7": "sonntag"
+    },
+    "monat": {
+      "1": "januar", "2": "februar", "3": "märz", "4": "april", "5": "mai", "6": "juni", "7": "juli",
+      "8": "august", "9": "september", "10": "oktober", "11": "november", "12": "dezember"
+    },
+    "ordinal": {
+      "1": "erste", "2": "zweite", "3": "dritte", "4": "vierte", "5": "fünfte", "6": "sechste", "7": "siebte",
+      "8": "achte", "9": "neunte", "10": "zehnte", "11": "elfte", "12": "zwölfte", "13": "dreizehnte",
+      "14": "vierzehnte", "15": "fünfzehnte", "16": "sechzehnte", "17": "siebzehnte", "18": "achtzehnte",
+      "19": "neunzehnte", "20": "zwanzigste", "21": "einundzwanzigste", "22": "zweiundzwanzigste",
+      "23": "dreiundzwanzigste", "24": "vierundzwanzigste", "25": "fünfundzwanzigste",
+      "26": "sechsundzwanzigste", "27": "siebenundzwanzigste", "28": "achtundzwanzigste",
+      "29": "neunundzwanzigste", "30": "dreißigste", "31": "einunddreißigste",
+      "why": "nominative after 'der': -te up to 19 ('erste', 'dritte', 'siebte' irregular), -ste from 20"
+    },
+    "zahl": {
+      "1": "ein", "60": "sechzig", "61": "einundsechzig", "62": "zweiundsechzig", "63": "dreiundsechzig",
+      "64": "vierundsechzig", "65": "fünfundsechzig", "66": "sechsundsechzig", "67": "siebenundsechzig",
+      "68": "achtundsechzig", "69": "neunundsechzig", "70": "siebzig", "71": "einundsiebzig",
+      "72": "zweiundsiebzig", "73": "dreiundsiebzig", "74": "vierundsiebzig", "75": "fünfundsiebzig",
+      "76": "sechsundsiebzig", "77": "siebenundsiebzig", "78": "achtundsiebzig", "79": "neunundsiebzig",
+      "80": "achtzig", "81": "einundachtzig", "82": "zweiundachtzig", "83": "dreiundachtzig",
+      "84": "vierundachtzig", "85": "fünfundachtzig", "86": "sechsundachtzig", "87": "siebenundachtzig",
+      "88": "achtundachtzig", "89": "neunundachtzig", "90": "neunzig", "91": "einundneunzig",
+      "92": "zweiundneunzig", "93": "dreiundneunzig", "94": "vierundneunzig", "95": "fünfundneunzig",
+      "96": "sechsundneunzig", "97": "siebenundneunzig", "98": "achtundneunzig", "99": "neunundneunzig",
+      "100": "hundert", "101-150": "hundert {mod100.zahl}", "else": "card",
+      "why": "before a noun one is 'ein': 'ein Grad', 'ein Prozent', 'hundertein Grad'; 'einundzwanzig Grad'; 101-150 is 'hundert' and the number below it, two clips"
+    }
+  },
+  "date": {
+    "say": "{weekday.wochentag}, der {day.ordinal} {month.monat}",
+    "why": "'Samstag, der achtundzwanzigste November': the date as an apposition in the nominative (deutschegrammatik20.de, Duden)"
+  },
+  "values": {
+    "minus": "minus",
+    "why": "'minus drei Grad'; 'Grad' and 'Prozent' take no plural after a number",
+    "units": {
+      "degrees": {"say": "{value.zahl} grad"},
+      "percent": {"say": "{value.zahl} prozent"}
     }
   },
   "phrasings": [
@@ -113,12 +174,25 @@ enum ShippedGrammars {
     "reidsguides.com 24-hour clock ('half five' = 5:30)",
     "you-books.com (British Council '500 dudas' 391): UK alternates 12- and 24-hour",
     "learn-english-now.co/telling-time ('specify 12 mid-day or 12 midnight')",
-    "LANGUAGES.md British English: informal 'half three' = 3:30; trap: German 'halb drei' is 2:30 (yabla lesson 748)"
+    "LANGUAGES.md British English: informal 'half three' = 3:30; trap: German 'halb drei' is 2:30 (yabla lesson 748)",
+    "LANGUAGES.md dates and numbers: British 'Saturday, the twenty-eighth of November'",
+    "BBC News style guide (numbers: 'one hundred and twenty'; dates written '28 November', read 'the twenty-eighth of November'); 'per cent' is written as two words in British style but spoken as the American 'percent', so the clip is the same"
   ],
   "notes": [
     "12h and 24h are en-US's; only the casual style differs: 'past', and 'midday' at 12:00",
-    "informal is casual with the half hour said as in everyday British speech: 'half three' = 3:30 (this hour, never the next)"
+    "informal is casual with the half hour said as in everyday British speech: 'half three' = 3:30 (this hour, never the next)",
+    "The date and the hundreds differ from en-US ('the … of', 'one hundred and …'); degrees and percent are en-US's words"
   ],
+  "tables": {
+    "num": {
+      "100": "one hundred", "101-150": "one hundred and {mod100.num}", "else": "card99",
+      "why": "British English says 'and' after hundred: 'one hundred and twenty-one' (Oxford Guide to Style, numbers)"
+    }
+  },
+  "date": {
+    "say": "{weekday.weekday}, the {day.ordinal} of {month.month}",
+    "why": "British usage: 'Saturday, the twenty-eighth of November' (LANGUAGES.md); written '28 November', spoken with 'the … of'"
+  },
   "phrasings": [
     {
       "name": "casual", "clock": 12,
@@ -159,10 +233,19 @@ enum ShippedGrammars {
     "Sources/TalkingClockCore/Phrase.swift: the clock's own English (12h and 24h), kept word for word",
     "you-books.com (British Council '500 dudas' 391): US/Canada rarely use 24-hour outside military and medical use",
     "thegunzone.com/?p=1015858 (24-hour time spoken as two two-digit numbers: 0015 'zero zero fifteen')",
-    "LANGUAGES.md regional variants: 'quarter after' (US)"
+    "LANGUAGES.md regional variants: 'quarter after' (US)",
+    "LANGUAGES.md dates and numbers: en-US 'Saturday, November twenty-eighth'; ordinals first, second, third, twenty-first, thirty-first",
+    "The Chicago Manual of Style (US) 9.2 and 6.38: 'one hundred twenty-one' without 'and'; a date in text 'Saturday, November 28'"
   ],
   "leadIns": {"its": "its", "the-time-is": "the-time-is"},
-  "display": {"am": "AM", "pm": "PM", "oclock": "o'clock", "its": "it's", "the-time-is": "the time is"},
+  "display": {
+    "am": "AM", "pm": "PM", "oclock": "o'clock", "its": "it's", "the-time-is": "the time is",
+    "monday": "Monday", "tuesday": "Tuesday", "wednesday": "Wednesday", "thursday": "Thursday",
+    "friday": "Friday", "saturday": "Saturday", "sunday": "Sunday", "january": "January",
+    "february": "February", "march": "March", "april": "April", "may": "May", "june": "June", "july": "July",
+    "august": "August", "september": "September", "october": "October", "november": "November",
+    "december": "December"
+  },
   "tables": {
     "card": {
       "0": "zero", "1": "one", "2": "two", "3": "three", "4": "four", "5": "five", "6": "six", "7": "seven",
@@ -187,6 +270,54 @@ enum ShippedGrammars {
     "unit": {
       "1": "minute", "5,10,20,25": "", "*": "minutes",
       "why": "'five past', but 'seven minutes past', 'one minute to'"
+    },
+    "weekday": {
+      "1": "monday", "2": "tuesday", "3": "wednesday", "4": "thursday", "5": "friday", "6": "saturday",
+      "7": "sunday"
+    },
+    "month": {
+      "1": "january", "2": "february", "3": "march", "4": "april", "5": "may", "6": "june", "7": "july",
+      "8": "august", "9": "september", "10": "october", "11": "november", "12": "december"
+    },
+    "ordinal": {
+      "1": "first", "2": "second", "3": "third", "4": "fourth", "5": "fifth", "6": "sixth", "7": "seventh",
+      "8": "eighth", "9": "ninth", "10": "tenth", "11": "eleventh", "12": "twelfth", "13": "thirteenth",
+      "14": "fourteenth", "15": "fifteenth", "16": "sixteenth", "17": "seventeenth", "18": "eighteenth",
+      "19": "nineteenth", "20": "twentieth", "21": "twenty-first", "22": "twenty-second", "23": "twenty-third",
+      "24": "twenty-fourth", "25": "twenty-fifth", "26": "twenty-sixth", "27": "twenty-seventh",
+      "28": "twenty-eighth", "29": "twenty-ninth", "30": "thirtieth", "31": "thirty-first"
+    },
+    "card99": {
+      "60": "sixty", "61": "sixty-one", "62": "sixty-two", "63": "sixty-three", "64": "sixty-four",
+      "65": "sixty-five", "66": "sixty-six", "67": "sixty-seven", "68": "sixty-eight", "69": "sixty-nine",
+      "70": "seventy", "71": "seventy-one", "72": "seventy-two", "73": "seventy-three", "74": "seventy-four",
+      "75": "seventy-five", "76": "seventy-six", "77": "seventy-seven", "78": "seventy-eight",
+      "79": "seventy-nine", "80": "eighty", "81": "eighty-one", "82": "eighty-two", "83": "eighty-three",
+      "84": "eighty-four", "85": "eighty-five", "86": "eighty-six", "87": "eighty-seven", "88": "eighty-eight",
+      "89": "eighty-nine", "90": "ninety", "91": "ninety-one", "92": "ninety-two", "93": "ninety-three",
+      "94": "ninety-four", "95": "ninety-five", "96": "ninety-six", "97": "ninety-seven", "98": "ninety-eight",
+      "99": "ninety-nine", "else": "card",
+      "why": "60-99 (the time's card stops at 59): compounds hyphenated, as 21-59"
+    },
+    "num": {
+      "100": "one hundred", "101-150": "one hundred {mod100.num}", "else": "card99",
+      "why": "American English says no 'and' after hundred: 'one hundred twenty-one' (Chicago Manual of Style 9.2; the British say 'and')"
+    },
+    "degree": {
+      "1": "degree", "*": "degrees",
+      "why": "singular for one only: 'one degree', 'minus one degree', 'zero degrees'"
+    }
+  },
+  "date": {
+    "say": "{weekday.weekday}, {month.month} {day.ordinal}",
+    "why": "US usage: 'Saturday, November twenty-eighth' (month before the day, the day an ordinal)"
+  },
+  "values": {
+    "minus": "minus",
+    "why": "'minus three degrees' (weather forecasts; 'below zero' also heard)",
+    "units": {
+      "degrees": {"say": "{value.num} {value.degree}"},
+      "percent": {"say": "{value.num} percent"}
     }
   },
   "phrasings": [
@@ -232,14 +363,25 @@ enum ShippedGrammars {
   "base": "es",
   "sources": [
     "RAE 'La expresión de la hora (I)': in the Americas 'cuarto para las ocho' is correct, 'cuarto a las ocho' is not",
-    "LANGUAGES.md Spanish table: 'un cuarto para las cuatro', 'diez (minutos) para las cuatro'"
+    "LANGUAGES.md Spanish table: 'un cuarto para las cuatro', 'diez (minutos) para las cuatro'",
+    "RAE DPD 'fecha' ('primero de marzo' usual in the Americas) and 'ciento' ('ciento por ciento', preferred in the Americas)"
   ],
   "notes": [
     "Only the casual style differs from es: from :35, where Spain says 'las cuatro menos veinticinco', the Americas count to the next hour with 'para'",
-    "The 'para' forms have no verb ('un cuarto para las cuatro', as LANGUAGES.md and the RAE give them); the others keep es's 'es la / son las'"
+    "The 'para' forms have no verb ('un cuarto para las cuatro', as LANGUAGES.md and the RAE give them); the others keep es's 'es la / son las'",
+    "The date says 'primero' on the first ('domingo, primero de marzo'), and 100 % is 'ciento por ciento'; es says 'uno' and 'cien por cien'"
   ],
   "tables": {
-    "la": {"1": "la", "*": "las", "why": "the article agrees with the hour: 'para la una', 'para las cuatro'"}
+    "la": {"1": "la", "*": "las", "why": "the article agrees with the hour: 'para la una', 'para las cuatro'"},
+    "fecha": {
+      "1": "primero", "else": "card",
+      "why": "the Americas say the first of the month as an ordinal, 'primero de marzo' (RAE DPD 'fecha'); every other day is a cardinal"
+    },
+    "pc": {
+      "100": "ciento", "else": "num",
+      "why": "the whole: 'ciento por ciento', preferred in the Americas (RAE DPD 'ciento' 3)"
+    },
+    "porciento": {"*": "por ciento", "why": "'ciento por ciento' for the whole, as every other percentage"}
   },
   "phrasings": [
     {
@@ -268,7 +410,10 @@ enum ShippedGrammars {
     "RAE 'La expresión de la hora (I)': https://www.rae.es/buen-uso-español/la-expresión-de-la-hora-i-formas-de-manifestarla",
     "RAE Ortografía 5.1.1.2 (24-hour model; 'las cero horas')",
     "jmcprl.net (DPD: 'Es la una y diez' / 'Son las diez y media')",
-    "gaiser.vansd.org, iscribo.com"
+    "gaiser.vansd.org, iscribo.com",
+    "RAE Diccionario panhispánico de dudas, 'fecha' (day, 'de', month; the first: 'uno' usual in Spain, 'primero' in the Americas) and 'ciento' (cien / ciento uno; porcentajes: 'por ciento'; the whole 'cien por cien', preferred in Spain, 'ciento por ciento', preferred in the Americas)",
+    "udep.edu.pe Castellano actual, 'Duda resuelta: ¿Primero de enero o uno de enero?' (DPD: 'uno' in Spain, 'primero' in the Americas)",
+    "LANGUAGES.md dates and numbers: 'veintiún grados' (apocope before a masculine noun), 'un grado', 'menos tres grados', 'por ciento'"
   ],
   "tables": {
     "card": {
@@ -295,7 +440,51 @@ enum ShippedGrammars {
       "why": "verb and article agree with the hour named: 'es la una', 'son las dos'"
     },
     "n": {"1": "un minuto", "else": "card"},
-    "horas": {"1": "", "*": "horas", "why": "'son las quince horas', 'son las cero horas' (RAE); 'es la una' alone"}
+    "horas": {"1": "", "*": "horas", "why": "'son las quince horas', 'son las cero horas' (RAE); 'es la una' alone"},
+    "dia": {
+      "1": "lunes", "2": "martes", "3": "miércoles", "4": "jueves", "5": "viernes", "6": "sábado",
+      "7": "domingo"
+    },
+    "mes": {
+      "1": "enero", "2": "febrero", "3": "marzo", "4": "abril", "5": "mayo", "6": "junio", "7": "julio",
+      "8": "agosto", "9": "septiembre", "10": "octubre", "11": "noviembre", "12": "diciembre"
+    },
+    "fecha": {
+      "1": "uno", "else": "card",
+      "why": "Spain says the first of the month as a cardinal, 'uno de marzo' (RAE DPD 'fecha'; Castellano actual, Universidad de Piura)"
+    },
+    "num": {
+      "60": "sesenta", "61-69": "sesenta y {mod10.card}", "70": "setenta", "71-79": "setenta y {mod10.card}",
+      "80": "ochenta", "81-89": "ochenta y {mod10.card}", "90": "noventa", "91-99": "noventa y {mod10.card}",
+      "100": "cien", "101-150": "ciento {mod100.num}", "else": "card",
+      "why": "'sesenta y uno'; 'cien' alone, 'ciento uno' … (RAE DPD 'ciento' 1)"
+    },
+    "numM": {
+      "1": "un", "21": "veintiún", "31,41,51,61,71,81,91": "{tens.num} y un", "101-150": "ciento {mod100.numM}",
+      "else": "num",
+      "why": "before a masculine noun uno is cut to 'un': 'un grado', 'veintiún grados', 'treinta y un grados', 'ciento un grados'"
+    },
+    "grado": {"1": "grado", "*": "grados", "why": "'un grado', 'cero grados', 'menos un grado'"},
+    "pc": {
+      "100": "cien", "else": "num",
+      "why": "the whole: 'cien por cien', preferred in Spain (RAE DPD 'ciento' 3)"
+    },
+    "porciento": {
+      "100": "por cien", "*": "por ciento",
+      "why": "'por ciento' for a part ('el veintiuno por ciento'), 'cien por cien' for the whole in Spain (RAE DPD 'ciento' 3)"
+    }
+  },
+  "date": {
+    "say": "{weekday.dia}, {day.fecha} de {month.mes}",
+    "why": "'sábado, veintiocho de noviembre': day, 'de', month, weekday and month in lower case (RAE DPD 'fecha')"
+  },
+  "values": {
+    "minus": "menos",
+    "why": "'menos tres grados' ('tres grados bajo cero' is also said)",
+    "units": {
+      "degrees": {"say": "{value.numM} {value.grado}"},
+      "percent": {"say": "{value.pc} {value.porciento}"}
+    }
   },
   "phrasings": [
     {
@@ -333,10 +522,14 @@ enum ShippedGrammars {
     "fastfrench.com.au/phrases/telling-time ('demie' after heure(s), 'demi' after midi/minuit)",
     "golo.co/french telling-time ('une heure': feminine, singular)",
     "alaattintorun.tr.gg (official: only plain numbers, '18h30 → dix-huit heures trente')",
-    "betterlearnfrench.com"
+    "betterlearnfrench.com",
+    "ver-taal.com and ecolevirtuelle.provincedeliege.be (manuel d'orthographe: 'le premier du mois; pour les autres jours les cardinaux: le 10 mai')",
+    "LANGUAGES.md dates and numbers: 'samedi vingt-huit novembre', 'dimanche premier mars', 'trente et un'; 'vingt et un degrés', 'un degré', 'zéro degré' (singular below two), 'moins trois degrés', 'pour cent'"
   ],
   "notes": [
-    "minutes agree with the feminine 'minute(s)'/'heure(s)': 'une', 'vingt et une' (traditional spelling, not 1990 'vingt-et-une')"
+    "minutes agree with the feminine 'minute(s)'/'heure(s)': 'une', 'vingt et une' (traditional spelling, not 1990 'vingt-et-une')",
+    "The date and the values are masculine ('un', 'vingt et un'); the time's minutes stay feminine ('une', 'vingt et une')",
+    "'vingt' is one clip for the number wherever it is said; where a neighbour changes its sound (liaison 'vingt‿heures', 'vingt‿et un') a pack holds a unit of the two words (docs/languages.md, units)"
   ],
   "leadIns": {"its": "il est"},
   "tables": {
@@ -365,6 +558,50 @@ enum ShippedGrammars {
     "demi": {
       "noon": "demi", "midnight": "demi", "*": "demie",
       "why": "'et demie' after heure(s), 'midi et demi' (fastfrench)"
+    },
+    "jour": {
+      "1": "lundi", "2": "mardi", "3": "mercredi", "4": "jeudi", "5": "vendredi", "6": "samedi",
+      "7": "dimanche"
+    },
+    "mois": {
+      "1": "janvier", "2": "février", "3": "mars", "4": "avril", "5": "mai", "6": "juin", "7": "juillet",
+      "8": "août", "9": "septembre", "10": "octobre", "11": "novembre", "12": "décembre"
+    },
+    "m": {
+      "1": "un", "21": "vingt et un", "31": "trente et un", "41": "quarante et un", "51": "cinquante et un",
+      "60": "soixante", "70": "soixante-dix", "80": "quatre-vingts", "90": "quatre-vingt-dix",
+      "61": "soixante et un", "71": "soixante et onze", "81": "quatre-vingt-un", "91": "quatre-vingt-onze",
+      "62": "soixante-deux", "72": "soixante-douze", "82": "quatre-vingt-deux", "92": "quatre-vingt-douze",
+      "63": "soixante-trois", "73": "soixante-treize", "83": "quatre-vingt-trois", "93": "quatre-vingt-treize",
+      "64": "soixante-quatre", "74": "soixante-quatorze", "84": "quatre-vingt-quatre",
+      "94": "quatre-vingt-quatorze", "65": "soixante-cinq", "75": "soixante-quinze", "85": "quatre-vingt-cinq",
+      "95": "quatre-vingt-quinze", "66": "soixante-six", "76": "soixante-seize", "86": "quatre-vingt-six",
+      "96": "quatre-vingt-seize", "67": "soixante-sept", "77": "soixante-dix-sept", "87": "quatre-vingt-sept",
+      "97": "quatre-vingt-dix-sept", "68": "soixante-huit", "78": "soixante-dix-huit",
+      "88": "quatre-vingt-huit", "98": "quatre-vingt-dix-huit", "69": "soixante-neuf",
+      "79": "soixante-dix-neuf", "89": "quatre-vingt-neuf", "99": "quatre-vingt-dix-neuf", "100": "cent",
+      "101-150": "cent {mod100.m}", "else": "card",
+      "why": "masculine (un degré, le jour): 'un', 'vingt et un', 'soixante et onze', 'quatre-vingt-un' (no 'et'), 'quatre-vingts'; 'cent un'"
+    },
+    "quantieme": {
+      "1": "premier", "else": "m",
+      "why": "the first of the month is an ordinal, every other day a cardinal: 'premier mars', 'deux mars'"
+    },
+    "degre": {
+      "0-1": "degré", "*": "degrés",
+      "why": "singular below two: 'zéro degré', 'un degré', 'moins un degré'; 'deux degrés'"
+    }
+  },
+  "date": {
+    "say": "{weekday.jour} {day.quantieme} {month.mois}",
+    "why": "'samedi vingt-huit novembre', 'dimanche premier mars' (weekday and month in lower case, no comma)"
+  },
+  "values": {
+    "minus": "moins",
+    "why": "'moins trois degrés'",
+    "units": {
+      "degrees": {"say": "{value.m} {value.degre}"},
+      "percent": {"say": "{value.m} pour cent"}
     }
   },
   "phrasings": [
@@ -398,7 +635,9 @@ enum ShippedGrammars {
   "sources": [
     "fastitalianlearning.com/learn/a1/time-telling",
     "italianoconalessandra.com/orario.html ('È l'una'; 'sono le ventidue'; 24-hour common in Italy)",
-    "oneclass.com (McMaster notes), italian-online.de"
+    "oneclass.com (McMaster notes), italian-online.de",
+    "Accademia della Crusca, answer on writing dates, citing Serianni: the ordinal for the first day of the month, the cardinal for the others ('il primo febbraio')",
+    "LANGUAGES.md dates and numbers: 'sabato ventotto novembre', 'domenica primo marzo'; 'ventuno gradi', 'un grado', 'meno tre gradi', 'per cento'"
   ],
   "tables": {
     "card": {
@@ -420,7 +659,49 @@ enum ShippedGrammars {
       "noon": "è", "midnight": "è", "1": "è", "*": "sono le",
       "why": "1:xx, noon and midnight take 'è', every other hour 'sono le' (italianoconalessandra)"
     },
-    "n": {"1": "un minuto", "else": "card"}
+    "n": {"1": "un minuto", "else": "card"},
+    "giorno": {
+      "1": "lunedì", "2": "martedì", "3": "mercoledì", "4": "giovedì", "5": "venerdì", "6": "sabato",
+      "7": "domenica"
+    },
+    "mese": {
+      "1": "gennaio", "2": "febbraio", "3": "marzo", "4": "aprile", "5": "maggio", "6": "giugno", "7": "luglio",
+      "8": "agosto", "9": "settembre", "10": "ottobre", "11": "novembre", "12": "dicembre"
+    },
+    "data": {
+      "1": "primo", "else": "card",
+      "why": "only the first of the month is an ordinal: 'primo marzo', 'due marzo' (Serianni, cited by the Accademia della Crusca)"
+    },
+    "num": {
+      "60": "sessanta", "61": "sessantuno", "62": "sessantadue", "63": "sessantatré", "64": "sessantaquattro",
+      "65": "sessantacinque", "66": "sessantasei", "67": "sessantasette", "68": "sessantotto",
+      "69": "sessantanove", "70": "settanta", "71": "settantuno", "72": "settantadue", "73": "settantatré",
+      "74": "settantaquattro", "75": "settantacinque", "76": "settantasei", "77": "settantasette",
+      "78": "settantotto", "79": "settantanove", "80": "ottanta", "81": "ottantuno", "82": "ottantadue",
+      "83": "ottantatré", "84": "ottantaquattro", "85": "ottantacinque", "86": "ottantasei",
+      "87": "ottantasette", "88": "ottantotto", "89": "ottantanove", "90": "novanta", "91": "novantuno",
+      "92": "novantadue", "93": "novantatré", "94": "novantaquattro", "95": "novantacinque", "96": "novantasei",
+      "97": "novantasette", "98": "novantotto", "99": "novantanove", "100": "cento", "108": "centotto",
+      "101-150": "cento {mod100.num}", "else": "card",
+      "why": "the tens lose their vowel before 'uno' and 'otto' ('sessantuno', 'sessantotto'), and so does 'cento' ('centotto'); 101-150 is 'cento' and the number below it, two clips"
+    },
+    "numM": {
+      "1": "un", "else": "num",
+      "why": "'un grado'; 'ventuno gradi' (LANGUAGES.md: 'ventun gradi' is also heard)"
+    },
+    "grado": {"1": "grado", "*": "gradi", "why": "'un grado', 'zero gradi', 'meno un grado'"}
+  },
+  "date": {
+    "say": "{weekday.giorno} {day.data} {month.mese}",
+    "why": "'sabato ventotto novembre', 'domenica primo marzo' (lower case, no comma)"
+  },
+  "values": {
+    "minus": "meno",
+    "why": "'meno tre gradi'",
+    "units": {
+      "degrees": {"say": "{value.numM} {value.grado}"},
+      "percent": {"say": "{value.num} per cento"}
+    }
   },
   "phrasings": [
     {
@@ -457,7 +738,9 @@ enum ShippedGrammars {
     "learndutchfree.com/a1-21-full ('Het is één uur')",
     "blogs.transparent.com/dutch ('uur' only at the full hour)",
     "clarissagosling.com/2015/02/17/dutch-time ('ten to half eight' = 7:20)",
-    "verbly.blog ('dertien uur dertig'; 'middernacht')"
+    "verbly.blog ('dertien uur dertig'; 'middernacht')",
+    "LANGUAGES.md dates and numbers: 'zaterdag achtentwintig november' (cardinal); 'één graad', 'eenentwintig graden', 'min drie graden', 'procent'",
+    "Onze Taal / Taalunie spelling: weekdays and months in lower case; 'tweeënzeventig' with a diaeresis"
   ],
   "leadIns": {"its": "het is"},
   "tables": {
@@ -476,7 +759,42 @@ enum ShippedGrammars {
       "53": "drieënvijftig", "54": "vierenvijftig", "55": "vijfenvijftig", "56": "zesenvijftig",
       "57": "zevenenvijftig", "58": "achtenvijftig", "59": "negenenvijftig"
     },
-    "n": {"1": "één minuut", "else": "card"}
+    "n": {"1": "één minuut", "else": "card"},
+    "dag": {
+      "1": "maandag", "2": "dinsdag", "3": "woensdag", "4": "donderdag", "5": "vrijdag", "6": "zaterdag",
+      "7": "zondag"
+    },
+    "maand": {
+      "1": "januari", "2": "februari", "3": "maart", "4": "april", "5": "mei", "6": "juni", "7": "juli",
+      "8": "augustus", "9": "september", "10": "oktober", "11": "november", "12": "december"
+    },
+    "num": {
+      "60": "zestig", "61": "eenenzestig", "62": "tweeënzestig", "63": "drieënzestig", "64": "vierenzestig",
+      "65": "vijfenzestig", "66": "zesenzestig", "67": "zevenenzestig", "68": "achtenzestig",
+      "69": "negenenzestig", "70": "zeventig", "71": "eenenzeventig", "72": "tweeënzeventig",
+      "73": "drieënzeventig", "74": "vierenzeventig", "75": "vijfenzeventig", "76": "zesenzeventig",
+      "77": "zevenenzeventig", "78": "achtenzeventig", "79": "negenenzeventig", "80": "tachtig",
+      "81": "eenentachtig", "82": "tweeëntachtig", "83": "drieëntachtig", "84": "vierentachtig",
+      "85": "vijfentachtig", "86": "zesentachtig", "87": "zevenentachtig", "88": "achtentachtig",
+      "89": "negenentachtig", "90": "negentig", "91": "eenennegentig", "92": "tweeënnegentig",
+      "93": "drieënnegentig", "94": "vierennegentig", "95": "vijfennegentig", "96": "zesennegentig",
+      "97": "zevenennegentig", "98": "achtennegentig", "99": "negenennegentig", "100": "honderd",
+      "101-150": "honderd {mod100.num}", "else": "card",
+      "why": "'eenenzestig', 'tweeënzeventig'; 101-150 is 'honderd' and the number below it, two clips ('honderd één')"
+    },
+    "graad": {"1": "graad", "*": "graden", "why": "'één graad', 'nul graden', 'min één graad'"}
+  },
+  "date": {
+    "say": "{weekday.dag} {day.card} {month.maand}",
+    "why": "'zaterdag achtentwintig november', 'zondag één maart': the day a cardinal ('de achtentwintigste' is also said), lower case"
+  },
+  "values": {
+    "minus": "min",
+    "why": "'min drie graden'",
+    "units": {
+      "degrees": {"say": "{value.num} {value.graad}"},
+      "percent": {"say": "{value.num} procent"}
+    }
   },
   "phrasings": [
     {
@@ -514,9 +832,20 @@ enum ShippedGrammars {
     "robertopolesello.com/2021/03/22/godzina (feminine ordinals; 'kwadrans po' + locative)",
     "nailpolishandenglish.blogspot.com ('za' + nominative, 'po' + -ej)",
     "polishlanguage.info/ktora-godzina",
-    "jcubic/horavox src/horavox/data/lang/pl.json (classic and modern patterns, 'po północy', 'zero')"
+    "jcubic/horavox src/horavox/data/lang/pl.json (classic and modern patterns, 'po północy', 'zero')",
+    "ekorekta24.pl 'Jak odczytywać daty' ('dwudziesty szósty stycznia', 'pierwszy lutego': nominative ordinal, genitive month)",
+    "prof. Jan Miodek (raciborz.com.pl, 2010): the genitive month, 'pierwszy (dzień) maja'",
+    "LANGUAGES.md dates and numbers: 1 → 'jeden stopień', 2-4 and x2-x4 except 12-14 → 'stopnie', otherwise 'stopni' ('dwadzieścia jeden stopni', 'dwanaście stopni')"
   ],
   "leadIns": {"its": "jest"},
+  "classes": {
+    "liczba": [
+      {"values": "1", "is": "one", "why": "one alone: 'jeden stopień' (but 'dwadzieścia jeden stopni')"},
+      {"mod100": "12-14", "is": "many", "why": "'dwanaście stopni', 'sto trzynaście stopni'"},
+      {"mod10": "2-4", "is": "few", "why": "'dwa stopnie', 'dwadzieścia dwa stopnie', 'sto dwa stopnie'"},
+      {"is": "many", "why": "0, 5-9, 11, x1 but 1: 'zero stopni', 'pięć stopni', 'dwadzieścia jeden stopni'"}
+    ]
+  },
   "tables": {
     "nom": {
       "1": "pierwsza", "2": "druga", "3": "trzecia", "4": "czwarta", "5": "piąta", "6": "szósta",
@@ -561,6 +890,47 @@ enum ShippedGrammars {
       "0": "zero", "13": "trzynasta", "14": "czternasta", "15": "piętnasta", "16": "szesnasta",
       "17": "siedemnasta", "18": "osiemnasta", "19": "dziewiętnasta", "20": "dwudziesta",
       "21": "dwudziesta pierwsza", "22": "dwudziesta druga", "23": "dwudziesta trzecia", "else": "nom"
+    },
+    "dzien": {
+      "1": "poniedziałek", "2": "wtorek", "3": "środa", "4": "czwartek", "5": "piątek", "6": "sobota",
+      "7": "niedziela"
+    },
+    "miesiac": {
+      "1": "stycznia", "2": "lutego", "3": "marca", "4": "kwietnia", "5": "maja", "6": "czerwca", "7": "lipca",
+      "8": "sierpnia", "9": "września", "10": "października", "11": "listopada", "12": "grudnia",
+      "why": "the month in the genitive: 'pierwszy (dzień) maja' (prof. Jan Miodek; ekorekta24.pl)"
+    },
+    "ord": {
+      "1": "pierwszy", "2": "drugi", "3": "trzeci", "4": "czwarty", "5": "piąty", "6": "szósty", "7": "siódmy",
+      "8": "ósmy", "9": "dziewiąty", "10": "dziesiąty", "11": "jedenasty", "12": "dwunasty", "13": "trzynasty",
+      "14": "czternasty", "15": "piętnasty", "16": "szesnasty", "17": "siedemnasty", "18": "osiemnasty",
+      "19": "dziewiętnasty", "20": "dwudziesty", "21-29": "dwudziesty {mod10.ord}", "30": "trzydziesty",
+      "31": "trzydziesty {mod10.ord}",
+      "why": "masculine nominative ordinals (dzień): 'dwudziesty ósmy', 'trzydziesty pierwszy'"
+    },
+    "num": {
+      "60": "sześćdziesiąt", "61-69": "sześćdziesiąt {mod10.card}", "70": "siedemdziesiąt",
+      "71-79": "siedemdziesiąt {mod10.card}", "80": "osiemdziesiąt", "81-89": "osiemdziesiąt {mod10.card}",
+      "90": "dziewięćdziesiąt", "91-99": "dziewięćdziesiąt {mod10.card}", "100": "sto",
+      "101-150": "sto {mod100.num}", "else": "card",
+      "why": "'sześćdziesiąt jeden', 'sto dwadzieścia dwa': each part a word"
+    },
+    "stopien": {"by": "liczba", "one": "stopień", "few": "stopnie", "many": "stopni"},
+    "procent": {
+      "by": "liczba", "one": "procent", "few": "procenty", "many": "procent",
+      "why": "'jeden procent', 'dwa procenty', 'pięć procent' ('dwa procent' is also accepted)"
+    }
+  },
+  "date": {
+    "say": "{weekday.dzien}, {day.ord} {month.miesiac}",
+    "why": "'sobota, dwudziesty ósmy listopada': the day a nominative ordinal, the month a genitive (ekorekta24.pl: 'dwudziesty szósty stycznia')"
+  },
+  "values": {
+    "minus": "minus",
+    "why": "'minus trzy stopnie'",
+    "units": {
+      "degrees": {"say": "{value.num} {value.stopien}"},
+      "percent": {"say": "{value.num} {value.procent}"}
     }
   },
   "phrasings": [
@@ -598,7 +968,9 @@ enum ShippedGrammars {
     "readyrussian.org Grammar 20 ('половину второго' = 1:30, the hour in progress)",
     "declansoftware.com/grammar/russian/telling_the_time.html (час/часа/часов)",
     "FSI Russian ch10s12 (24-hour 'семнадцать тридцать')",
-    "myshared.ru/723444 (teens take the genitive plural)"
+    "myshared.ru/723444 (teens take the genitive plural)",
+    "LANGUAGES.md dates and numbers: neuter ordinal agreeing with «число», month in the genitive ('двадцать восьмое ноября', 'первое марта'); градус/градуса/градусов and процент/процента/процентов by the last digits ('одиннадцать градусов'), 'минус три градуса'",
+    "enrulangclub.ru 'Ordinal numerals' (neuter forms первое … десятое); school grammar (Разумовская, 6th form, §52: 'Двенадцатое июня')"
   ],
   "leadIns": {"its": "сейчас"},
   "classes": {
@@ -647,6 +1019,44 @@ enum ShippedGrammars {
       "13": "тринадцати", "14": "четырнадцати", "16": "шестнадцати", "17": "семнадцати", "18": "восемнадцати",
       "19": "девятнадцати", "20": "двадцати",
       "why": "'без' + genitive: 'без пяти', 'без двадцати'; one minute is 'без минуты' (Irene)"
+    },
+    "den": {
+      "1": "понедельник", "2": "вторник", "3": "среда", "4": "четверг", "5": "пятница", "6": "суббота",
+      "7": "воскресенье"
+    },
+    "mesyac": {
+      "1": "января", "2": "февраля", "3": "марта", "4": "апреля", "5": "мая", "6": "июня", "7": "июля",
+      "8": "августа", "9": "сентября", "10": "октября", "11": "ноября", "12": "декабря",
+      "why": "the month in the genitive: 'двадцать восьмое ноября'"
+    },
+    "chislo": {
+      "1": "первое", "2": "второе", "3": "третье", "4": "четвёртое", "5": "пятое", "6": "шестое",
+      "7": "седьмое", "8": "восьмое", "9": "девятое", "10": "десятое", "11": "одиннадцатое",
+      "12": "двенадцатое", "13": "тринадцатое", "14": "четырнадцатое", "15": "пятнадцатое",
+      "16": "шестнадцатое", "17": "семнадцатое", "18": "восемнадцатое", "19": "девятнадцатое",
+      "20": "двадцатое", "21-29": "двадцать {mod10.chislo}", "30": "тридцатое", "31": "тридцать {mod10.chislo}",
+      "why": "neuter ordinal agreeing with «число»: 'первое', 'двадцать восьмое', 'тридцать первое'"
+    },
+    "num": {
+      "60": "шестьдесят", "61-69": "шестьдесят {mod10.card}", "70": "семьдесят",
+      "71-79": "семьдесят {mod10.card}", "80": "восемьдесят", "81-89": "восемьдесят {mod10.card}",
+      "90": "девяносто", "91-99": "девяносто {mod10.card}", "100": "сто", "101-150": "сто {mod100.num}",
+      "else": "card",
+      "why": "'шестьдесят один', 'сто двадцать два': each part a word; masculine like градус and процент"
+    },
+    "gradus": {"by": "count", "one": "градус", "few": "градуса", "many": "градусов"},
+    "procent": {"by": "count", "one": "процент", "few": "процента", "many": "процентов"}
+  },
+  "date": {
+    "say": "{weekday.den}, {day.chislo} {month.mesyac}",
+    "why": "'суббота, двадцать восьмое ноября': neuter ordinal (число), genitive month, weekday in lower case"
+  },
+  "values": {
+    "minus": "минус",
+    "why": "'минус три градуса': the noun agrees with the number without its sign",
+    "units": {
+      "degrees": {"say": "{value.num} {value.gradus}"},
+      "percent": {"say": "{value.num} {value.procent}"}
     }
   },
   "phrasings": [

@@ -210,6 +210,44 @@ public final class SoundPack {
         return pattern
     }
 
+    /// `plan` with `phrase` (a date, a value) said after it (`AnnouncementPlan.appending`), or an
+    /// error that names every clip of the phrase the pack lacks and how to add them.
+    public func plan(_ plan: AnnouncementPlan, appending phrase: Phrase, gapMs: Int = AnnouncementPlan.phraseGapMs)
+        throws(PackError) -> AnnouncementPlan
+    {
+        do { return try plan.appending(phrase, available: clipIds, gapMs: gapMs) } catch {
+            throw missingWords(of: phrase, saying: error)
+        }
+    }
+
+    /// A plan that says `phrases` only (a date, a value; no time, no chime), or an error that names
+    /// every clip of the first phrase the pack cannot say and how to add them.
+    public func plan(saying phrases: [Phrase], hour: Int, minute: Int) throws(PackError) -> AnnouncementPlan {
+        do { return try AnnouncementPlan.saying(phrases, hour: hour, minute: minute, available: clipIds) } catch {
+            let phrase = phrases.first { $0.words.contains(error.word) } ?? phrases[0]
+            throw missingWords(of: phrase, saying: error)
+        }
+    }
+
+    /// "Sound pack 'de' (…) cannot say "Samstag, der …": it has no clips 'samstag', 'der'. …" with
+    /// the fix: regenerate the pack, or record the words.
+    func missingWords(of phrase: Phrase, saying error: VocabularyError) -> PackError {
+        let uncovered = Vocabulary.uncovered(
+            phrase.words, phrase: phrase, available: clipIds, unitLengths: Vocabulary.unitLengths(clipIds))
+        var seen = Set<String>()
+        let missing = (uncovered.isEmpty ? [error.word] : uncovered).filter { seen.insert($0).inserted }
+        let tag = phrase.language
+        let language = tag == SpokenLanguages.defaultTag ? "" : " --language \(tag)"
+        let make = tag == SpokenLanguages.defaultTag ? "scripts/make-pack" : "scripts/make-pack --language \(tag)"
+        let flag = phrase.kind == .date ? " --dates" : phrase.kind == .value ? " --values" : ""
+        return PackError(
+            .vocabulary, clip: missing.first,
+            "Sound pack '\(name)' (\(directory.path)) cannot say \"\(phrase.text)\": it has no clip"
+                + (missing.count == 1 ? " " : "s ") + missing.map { "'\($0)'" }.joined(separator: ", ")
+                + ". Regenerate the pack with \(make) (the packs it makes hold the date and value words), "
+                + "or record them into it: talking-clock record-pack \(directory.path)\(language)\(flag).")
+    }
+
     /// Plans the announcement of `hour:minute` in `style` with this pack's words and chime.
     public func plan(hour: Int, minute: Int, style: AnnouncementStyle) throws(PackError) -> AnnouncementPlan {
         let pattern = try chimePattern(for: style.chime)

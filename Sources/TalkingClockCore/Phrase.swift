@@ -205,6 +205,13 @@ public struct Phrase: Hashable, Sendable, CustomStringConvertible {
     public var language: String
     /// How many of `words` are the lead-in ("es ist": 2).
     public var leadInCount: Int
+    /// What the phrase says: a time of day (`forTime`), a date (`forDate`) or a value (`forValue`).
+    public var kind: Kind = .time
+
+    /// What a phrase says.
+    public enum Kind: String, Hashable, Sendable {
+        case time, date, value
+    }
 
     /// English words, displayed the English way.
     public init(words: [String]) {

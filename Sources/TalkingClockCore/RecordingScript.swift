@@ -1,3 +1,5 @@
+import PhraseGrammar
+
 /// What a person records for their own voice pack (`talking-clock record-pack`): which words a
 /// phrasing needs, and the whole time phrase each word is shown in, so that it is spoken with the
 /// inflection it has in a sentence rather than the falling pitch of a word read from a list.
@@ -81,13 +83,91 @@ public enum RecordingScript {
         return ordered + needed.subtracting(seen).sorted()
     }
 
-    /// Every word of `language` a pack may hold: each phrasing's and the lead-ins'.
+    /// Every word of `language` a pack may hold: each phrasing's and the lead-ins', and the words
+    /// of its dates and values.
     public static func allWords(language: String) -> [String] {
         let tag = SpokenLanguages.canonical(language) ?? language
-        if tag == SpokenLanguages.defaultTag { return allWords }
+        if tag == SpokenLanguages.defaultTag {
+            return allWords + dateAndValueWords(language: tag).filter { !allWords.contains($0) }
+        }
         var words = Set(SpokenLanguages.phrasings(of: tag).flatMap { SpokenLanguages.vocabulary(of: tag, phrasing: $0) })
         for leadIn in LeadIn.allCases { words.formUnion(SpokenLanguages.leadInWords(leadIn, in: tag) ?? []) }
+        words.formUnion(dateAndValueWords(language: tag))
         return words.sorted()
+    }
+
+    /// The words to record so that a pack of `language` can say every date of a year (weekdays,
+    /// the days of the month, months; "the", "of", "der", "de"), in the order a year first needs them.
+    public static func dateWords(language: String) -> [String] {
+        SpokenLanguages.dateWords(of: SpokenLanguages.canonical(language) ?? language)
+    }
+
+    /// The words to record so that a pack of `language` can say every value (−99 … 150) in each
+    /// unit: the numbers, the minus word, the units' words. English compounds ("sixty-one") are
+    /// composed from their parts ("sixty" + "one") unless `allCompounds`; every other language
+    /// records each word form whole.
+    public static func valueWords(language: String, allCompounds: Bool = false) -> [String] {
+        let tag = SpokenLanguages.canonical(language) ?? language
+        var ordered: [String] = []
+        var seen = Set<String>()
+        for unit in SpokenLanguages.units(of: tag) {
+            for word in SpokenLanguages.valueWords(of: tag, unit: unit) {
+                let parts = tag.hasPrefix("en") && !allCompounds ? valueCompoundParts(word) ?? [word] : [word]
+                for part in parts where seen.insert(part).inserted { ordered.append(part) }
+            }
+        }
+        return ordered
+    }
+
+    /// The date words and then the value words not among them.
+    static func dateAndValueWords(language: String) -> [String] {
+        var seen = Set<String>()
+        return (dateWords(language: language) + valueWords(language: language, allCompounds: true)).filter {
+            seen.insert($0).inserted
+        }
+    }
+
+    /// The words of `words(language:phrasing:allCompounds:)`, then, with `dates` and `values`,
+    /// the date and value words the time does not say (what `record-pack --dates --values` records).
+    public static func words(
+        language: String, phrasing: Phrasing, allCompounds: Bool = false, dates: Bool, values: Bool
+    ) -> [String] {
+        var ordered = words(language: language, phrasing: phrasing, allCompounds: allCompounds)
+        var seen = Set(ordered)
+        let extra =
+            (dates ? dateWords(language: language) : [])
+            + (values ? valueWords(language: language, allCompounds: allCompounds) : [])
+        for word in extra where seen.insert(word).inserted { ordered.append(word) }
+        return ordered
+    }
+
+    /// "sixty-one" → ["sixty", "one"] (the tens 20 … 90); nil for any other word.
+    static func valueCompoundParts(_ word: String) -> [String]? {
+        let parts = word.split(separator: "-").map(String.init)
+        let tens = Phrase.tens + ["sixty", "seventy", "eighty", "ninety"]
+        guard parts.count == 2, tens.contains(parts[0]), Phrase.units.contains(parts[1]) else { return nil }
+        return parts
+    }
+
+    /// The dates and values of `language` in the order a carrier is looked for: the dates of a
+    /// leap year from 1 January, then the values 0 … 150 and −1 … −99 in each unit.
+    static func dateAndValuePhrases(language: String) -> [Phrase] {
+        let dates = CalendarDate.leapYear.compactMap { try? Phrase.forDate($0, language: language) }
+        var values: [Phrase] = []
+        for unit in SpokenLanguages.units(of: language) {
+            for n in Grammar.valueOrder {
+                if let phrase = try? Phrase.forValue(n, unit: unit, language: language) { values.append(phrase) }
+            }
+        }
+        return dates + values
+    }
+
+    /// A date or a value of `language` that says `word`, and where (for a word no time says).
+    static func dateOrValueCarrier(for word: String, language: String) -> (phrase: Phrase, index: Int)? {
+        for phrase in dateAndValuePhrases(language: language) {
+            if let index = phrase.words.firstIndex(of: word) { return (phrase, index) }
+        }
+        return nil
     }
 
     /// A whole phrase of `language` that contains `word`, preferably in `phrasing`, then in the
@@ -105,7 +185,7 @@ public enum RecordingScript {
                 }
             }
         }
-        return nil
+        return dateOrValueCarrier(for: word, language: tag)
     }
 
     /// "forty-five" → ["forty", "five"]; nil for a word that is not a compound number.
@@ -129,7 +209,7 @@ public enum RecordingScript {
                 if let index = phrase.words.firstIndex(of: word) { return (phrase, index) }
             }
         }
-        return nil
+        return dateOrValueCarrier(for: word, language: SpokenLanguages.defaultTag)
     }
 
     /// A whole phrase of `language` in which the words of `unit` ("quarter past", "une heure")
@@ -157,17 +237,30 @@ public enum RecordingScript {
                 }
             }
         }
+        // A unit of a date or a value ("vingt et un", "pour cent").
+        for phrase in dateAndValuePhrases(language: tag) where phrase.words.count >= words.count {
+            for start in 0...(phrase.words.count - words.count)
+            where phrase.words[start..<start + words.count].elementsEqual(words) {
+                return (phrase, start..<start + words.count)
+            }
+        }
         return nil
     }
 
     /// The prompt for a unit: the phrase in lower case with the unit's words in capitals,
     /// e.g. `"QUARTER PAST three"`.
     public static func prompt(_ phrase: Phrase, marking range: Range<Int>) -> String {
-        let words = phrase.words.enumerated().map { i, word in
-            let shown = SpokenLanguages.display(word, in: phrase.language).lowercased()
-            return range.contains(i) ? shown.uppercased() : shown
-        }
+        let words = shown(phrase).enumerated().map { i, shown in range.contains(i) ? shown.uppercased() : shown }
         return "\"" + words.joined(separator: " ") + "\""
+    }
+
+    /// Each word as the speaker reads it, in lower case: the phrase's written words when there is
+    /// one per clip id (so a date keeps its comma, "saturday, january sixth"), else each id's
+    /// display form ("the time is" is one id).
+    static func shown(_ phrase: Phrase) -> [String] {
+        let written = phrase.text.split(separator: " ").map { $0.lowercased() }
+        if written.count == phrase.words.count { return written }
+        return phrase.words.map { SpokenLanguages.display($0, in: phrase.language).lowercased() }
     }
 
     /// Minutes of the day from 13:00 round to 12:59: first :15/:30/:45, then :00, then the rest.
@@ -179,11 +272,7 @@ public enum RecordingScript {
     /// The prompt for one word: the phrase in lower case with the word to say in capitals,
     /// e.g. `"three FORTY-FIVE pm"`.
     public static func prompt(_ phrase: Phrase, marking index: Int) -> String {
-        let words = phrase.words.enumerated().map { i, word in
-            let shown = SpokenLanguages.display(word, in: phrase.language).lowercased()
-            return i == index ? shown.uppercased() : shown
-        }
-        return "\"" + words.joined(separator: " ") + "\""
+        prompt(phrase, marking: index..<index + 1)
     }
 
     /// How a word is written for the speaker: "it's", "the time is", "PM".
@@ -222,11 +311,13 @@ public enum RecordingScript {
             return
         }
         if tag == SpokenLanguages.defaultTag {
-            // English casual words ("quarter", "after") are not in the 12h/24h list.
+            // English casual words ("quarter", "after") are not in the 12h/24h list, nor are the
+            // words of dates and values ("saturday", "degrees", "sixty").
             let casual = SpokenLanguages.phrasings(of: tag).contains {
                 SpokenLanguages.vocabulary(of: tag, phrasing: $0).contains(word)
             }
-            return casual ? () : try validate(word)
+            let dated = allWords(language: tag).contains(word) || valueWords(language: tag).contains(word)
+            return casual || dated ? () : try validate(word)
         }
         let words = allWords(language: tag)
         guard words.contains(word) else {
@@ -266,6 +357,7 @@ public struct RecordingWordError: Error, Hashable, Sendable, CustomStringConvert
         }
         return
             "'\(word)' is not a word talking-clock says.\(hint) Words are clip ids: zero … fifty-nine (compounds with"
-            + " a hyphen, e.g. forty-five), oh, am, pm, noon, midnight, hundred, its, the-time-is."
+            + " a hyphen, e.g. forty-five), oh, am, pm, noon, midnight, hundred, its, the-time-is; and the words of dates"
+            + " and values (saturday, november, twenty-eighth, minus, degrees, percent)."
     }
 }

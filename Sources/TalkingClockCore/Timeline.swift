@@ -184,11 +184,9 @@ public struct PackLayout: Hashable, Sendable {
         self.bellGainUnderVoice = bellGainUnderVoice
     }
 
-    /// The plan's clips laid out, each `frames(clip)` long.
+    /// The plan's clips laid out, each `frames(clip)` long (appended phrases after their pauses).
     public func timeline(for plan: AnnouncementPlan, frames: (String) -> Int) -> Timeline {
-        var timeline = Timeline.compose(
-            chime: plan.chime, voice: plan.voiceClips, leadInCount: plan.leadInCount, spacing: spacing,
-            voiceAfterChimeMs: plan.voiceAfterChimeMs, format: format, frameCount: frames)
+        var timeline = plan.timeline(spacing: spacing, format: format, frameCount: frames)
         timeline.bellGainUnderVoice = bellGainUnderVoice
         return timeline
     }

@@ -50,8 +50,23 @@ struct Check: ParsableCommand {
     @Option(help: "Prove every minute can be said in this phrasing too: \(Support.phrasingHelp) (default: the config's, else the language's).")
     var phrasing: Phrasing?
 
+    @Flag(
+        help:
+            "Check every shipped language (\(SpokenLanguages.knownList)) with the pack it finds by its name: every phrasing's 1,440 minutes, every date of a leap year, every value in each unit."
+    )
+    var allLanguages = false
+
     func run() throws {
         try Support.checkLanguage(language)
+        if allLanguages {
+            guard config == nil, pack == nil, language == nil, phrasing == nil, device == nil else {
+                throw CLIError(
+                    .badInput,
+                    "--all-languages checks each language with the pack named after it and reads no config; it cannot be combined with --config, --pack, --language, --phrasing or --device.")
+            }
+            try Self.checkAllLanguages(chime: chime)
+            return
+        }
         let overrides = ConfigOverrides(device: device, pack: pack, chime: chime, phrasing: phrasing, language: language)
         let settings: Config
         do { settings = try ConfigFile.loadConfig(path: config, overrides: overrides) } catch {
@@ -71,11 +86,13 @@ struct Check: ParsableCommand {
 
     /// Loads and checks a pack, printing one line per finding: `problem:` (the pack is broken:
     /// exit 65), `warning:` (loudness or clipping: still exit 0), then `ok:`. `chime`: the chime
-    /// the pack must be able to ring (nil: none in particular).
+    /// the pack must be able to ring (nil: none in particular). Returns how many `note:` lines it
+    /// printed (dates or values the pack cannot say).
+    @discardableResult
     static func perform(
         pack name: String?, packOrigin: String? = nil, device: String?, language: String = SpokenLanguages.defaultTag,
         styles: [PhraseStyle], chime: ChimeStyle? = nil
-    ) throws {
+    ) throws -> Int {
         let loaded: SoundPack
         do { loaded = try Support.pack(name, origin: packOrigin, scan: true, keepingBrokenClips: true) } catch let error as CLIError {
             print("problem: \(error.description)")
@@ -114,6 +131,10 @@ struct Check: ParsableCommand {
             ? "" : " (\(spoken): \(checked.map(\.phrasing.rawValue).joined(separator: ", ")))"
         for problem in report.problems { print("problem: \(problem.description)") }
         for warning in pack.loudnessReport().warnings { print("warning: \(warning.description)") }
+        // Dates and values: a gap is a note (only `say --date`/`--value` need those words).
+        let dated = pack.checkDatesAndValues(language: wanted)
+        for gap in dated.gaps { print("note: \(gap)") }
+        if let said = dated.summary(language: wanted) { print("ok: \(said)") }
         var deviceProblem: String?
         if let device {
             do { try OutputRegistry.probe(device, format: pack.format) } catch {
@@ -159,6 +180,43 @@ struct Check: ParsableCommand {
             throw CLIError(.deviceError, deviceProblem)
         }
         if let device { print("ok: \(OutputRegistry.driver(for: device).name == "alsa" ? "ALSA device" : "output") \"\(device)\" opens for \(pack.format).") }
+        return dated.gaps.count
+    }
+
+    /// `check --all-languages`: every shipped language with its own pack (a variant with its base's
+    /// when it has none), every phrasing, date and value; a line per language, then what was checked.
+    /// Exit 65 when any language has a problem (a note about dates or values is not one).
+    static func checkAllLanguages(chime: ChimeStyle?) throws {
+        var failed: [String] = []
+        var noted: [String] = []
+        for tag in SpokenLanguages.known {
+            print("language: \(tag)")
+            let styles = SpokenLanguages.phrasings(of: tag).map { PhraseStyle(language: tag, phrasing: $0) }
+            do {
+                let notes = try perform(
+                    pack: SpokenLanguages.defaultPack(of: tag), device: nil, language: tag, styles: styles, chime: chime)
+                if notes > 0 { noted.append(tag) }
+            } catch let error as CLIError {
+                print("problem: \(tag): \(error.description)")
+                failed.append(tag)
+            }
+        }
+        let phrasings = SpokenLanguages.known.map { SpokenLanguages.phrasings(of: $0).count }.reduce(0, +)
+        let range = SpokenLanguages.valueRange
+        print(
+            "checked \(SpokenLanguages.known.count) languages (\(SpokenLanguages.knownList)), each with the pack named "
+                + "after it (a variant with its base's when it has none): "
+                + "\(phrasings) phrasings × 1440 minutes, 366 dates of a leap year and the values \(range.lowerBound) to "
+                + "\(range.upperBound) in each unit per language; "
+                + (failed.isEmpty ? "no problems" : "problems in \(failed.joined(separator: ", "))")
+                + (noted.isEmpty
+                    ? "." : "; notes (dates or values the pack cannot say) for \(noted.joined(separator: ", ")).")
+        )
+        if !failed.isEmpty {
+            throw CLIError(
+                .packError,
+                "\(failed.count) of \(SpokenLanguages.known.count) languages have problems: \(failed.joined(separator: ", ")).")
+        }
     }
 
     /// The courtesy settings, and what one look now finds and would decide (the daemon looks once

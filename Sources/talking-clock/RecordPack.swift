@@ -29,7 +29,9 @@ struct RecordPack: ParsableCommand {
 
             Without --word it records the words DIR does not have yet (all of them for a new pack, which \
             also gets the default pack's bells); --word re-records only the words named and leaves every \
-            other file as it is. It ends with the checks of 'talking-clock check --pack DIR'.
+            other file as it is. --dates and --values add the words of dates and values to those it \
+            records (each shown inside a date or a value, e.g. "Saturday, November TWENTY-EIGHTH"). It \
+            ends with the checks of 'talking-clock check --pack DIR'.
             """
     )
 
@@ -42,7 +44,7 @@ struct RecordPack: ParsableCommand {
     @Option(
         name: .customLong("word"),
         help:
-            "Record only this word or unit (repeatable), e.g. --word forty-five, --word 'quarter past' (a unit: words of one phrase said together); replaces the pack's clip."
+            "Record only this word or unit (repeatable), e.g. --word forty-five, --word 'quarter past' (a unit: words of one phrase said together), --word saturday (a date's word); replaces the pack's clip."
     )
     var words: [String] = []
 
@@ -54,6 +56,12 @@ struct RecordPack: ParsableCommand {
 
     @Flag(help: "Record every compound minute (twenty-one … fifty-nine) as a whole word instead of composing it.")
     var allCompounds = false
+
+    @Flag(help: "Also record the words of dates (weekdays, the days of the month, months), so that 'say --date' can speak.")
+    var dates = false
+
+    @Flag(help: "Also record the words of values (the numbers -99 to 150, minus, degrees, percent), so that 'say --value' can speak.")
+    var values = false
 
     @Option(help: "Sample rate in Hz (default: the pack's own; 22050 for a new pack).")
     var rate: Int?
@@ -131,8 +139,9 @@ struct RecordPack: ParsableCommand {
 
         let todo = plan(language: language, phrasing: phrasing, existing: existing, writer: writer)
         if todo.isEmpty {
+            let also = dates && values ? ", dates and values" : dates ? " and dates" : values ? " and values" : ""
             print(
-                "Sound pack \(writer.directory.path) already has every word for \(phrasing.rawValue) phrasing; to record one again, pass --word WORD."
+                "Sound pack \(writer.directory.path) already has every word for \(phrasing.rawValue) phrasing\(also); to record one again, pass --word WORD."
             )
         } else {
             let capture: ALSACapture
@@ -182,7 +191,9 @@ struct RecordPack: ParsableCommand {
             return words.filter { seen.insert($0).inserted }
         }
         let clips = existing?["clips"]?.objectValue ?? [:]
-        return RecordingScript.words(language: language, phrasing: phrasing, allCompounds: allCompounds).filter { word in
+        let script = RecordingScript.words(
+            language: language, phrasing: phrasing, allCompounds: allCompounds, dates: dates, values: values)
+        return script.filter { word in
             guard let path = clips[word]?.stringValue else { return true }
             return (try? PackPaths.resolve(path, clip: word, in: writer.directory)) == nil
         }

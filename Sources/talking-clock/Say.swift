@@ -12,11 +12,13 @@ import TalkingClockCore
 struct Say: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "say",
-        abstract: "Speak the current time (or --at HH:MM) once.",
+        abstract: "Speak the current time (or --at HH:MM, a --date, a --value) once.",
         discussion: """
             Words, chime, pack and device come from the config file (see 'talking-clock config-example'); \
             the options override it. The chime plays first (Westminster at :15/:30/:45/:00, the hour bell \
-            at :00). Exit 0 when it spoke; see 'talking-clock --help' for the other codes.
+            at :00). --date YYYY-MM-DD says a date and --value N --unit degrees|percent a value, in the \
+            configured language, instead of the time; with --at, after that time (each after a pause). \
+            Exit 0 when it spoke; see 'talking-clock --help' for the other codes.
             """
     )
 
@@ -27,6 +29,19 @@ struct Say: ParsableCommand {
 
     @Option(help: "Speak this time of day instead of now (24-hour HH:MM).")
     var at: String?
+
+    @Option(
+        help: "Speak this date (YYYY-MM-DD), e.g. 2026-11-28; alone, instead of the time; with --at, after that time.")
+    var date: String?
+
+    // `.unconditional`: `--value -3` is a value, not an unknown option.
+    @Option(
+        parsing: .unconditional,
+        help: "Speak this whole number (-99 to 150) with --unit, after --at's time and --date's date if given.")
+    var value: Int?
+
+    @Option(help: "The unit --value is said with: degrees (Celsius) or percent.")
+    var unit: ValueUnit?
 
     @Option(help: "Write the exact samples that would be played to this WAV file instead of playing.")
     var output: String?
@@ -48,10 +63,10 @@ struct Say: ParsableCommand {
 
     func run() throws {
         if rooms.everywhere {
-            guard at == nil, output == nil, !dryRun, !local else {
+            guard at == nil, date == nil, value == nil, unit == nil, output == nil, !dryRun, !local else {
                 throw CLIError(
                     .badInput,
-                    "--everywhere speaks the time now in every room, in unison; it cannot be combined with --at, --output, --dry-run or --local.")
+                    "--everywhere speaks the time now in every room, in unison; it cannot be combined with --at, --date, --value, --output, --dry-run or --local.")
             }
             // Every room gets the same instant: the next whole second at least 0.5 s away.
             try Everywhere.send(Everywhere.sayAtLine(now: WallClock.now(), offset: clockOffset), configPath: config, wait: rooms.wait)
@@ -59,12 +74,14 @@ struct Say: ParsableCommand {
         }
         // A plain `say` goes through a running daemon (its device, pack and volume); anything
         // more specific, or no daemon, speaks here.
-        if !local, at == nil, output == nil, !dryRun, clockOffset == 0, clock.zone == nil, clock.pack == nil, clock.device == nil,
+        if !local, at == nil, date == nil, value == nil, unit == nil, output == nil, !dryRun, clockOffset == 0,
+            clock.zone == nil, clock.pack == nil, clock.device == nil,
             clock.chime == nil, clock.phrasing == nil, clock.language == nil, config == nil, let reply = try Self.throughDaemon(socket: socket)
         {
             print(reply)
             return
         }
+        let requested = try requestedDate()
         let settings = try Support.config(path: config, options: clock)
         // The stream is labelled as the daemon's is (application name and id, the configured
         // media.role), before the device-opening thread starts.
@@ -86,14 +103,32 @@ struct Say: ParsableCommand {
             (hour, minute) = (local.hour, local.minute)
         }
         let style = settings.announcementStyle
+        let extras = try phrases(date: requested, language: settings.language)
+        // With --date or --value alone, that is all it says; with --at, the time first.
+        let saysTime = extras.isEmpty || at != nil
         // The phrase needs no pack: a dry run shows it even when the pack cannot say it.
-        if dryRun { print(Phrase.forTime(hour: hour, minute: minute, style: style.phrase).text) }
+        if dryRun {
+            // The time's words, unless only --date/--value is said or the voice is off at --at's minute.
+            let timeSaid = extras.isEmpty || (saysTime && style.speaks(atMinute: minute))
+            let time = timeSaid ? [Phrase.forTime(hour: hour, minute: minute, style: style.phrase)] : []
+            print((time + extras).map(\.text).joined(separator: ". "))
+        }
         let pack = try Support.pack(settings.pack, origin: settings.packOrigin, scan: false)
         try Support.requireLanguage(pack, settings.language)
         // The stream format is known now: the opening thread configures the device (hw/sw params,
         // the sound server's stream) while this one decodes and mixes.
         opening?.configure(format: pack.format)
-        let plan = try Support.plan(hour: hour, minute: minute, style: style, pack: pack)
+        var plan: AnnouncementPlan
+        do throws(PackError) {
+            if saysTime {
+                plan = try pack.plan(hour: hour, minute: minute, style: style)
+                for phrase in extras { plan = try pack.plan(plan, appending: phrase) }
+            } else {
+                plan = try pack.plan(saying: extras, hour: hour, minute: minute)
+            }
+        } catch {
+            throw CLIError(.packError, error.description)
+        }
         if dryRun {
             print("clips: " + Support.clipList(plan.clips))
             if let chime = Support.chimeSummary(plan, style: style.chime) { print(chime) }
@@ -129,6 +164,40 @@ struct Say: ParsableCommand {
 }
 
 extension Say {
+    /// `--date`, read; `--value` and `--unit`, checked to come together.
+    func requestedDate() throws -> CalendarDate? {
+        if value != nil, unit == nil {
+            throw CLIError(.badInput, "--value needs --unit: degrees or percent (e.g. --value 21 --unit degrees).")
+        }
+        if unit != nil, value == nil {
+            throw CLIError(.badInput, "--unit needs --value: the whole number to say (e.g. --value 21 --unit degrees).")
+        }
+        guard let date else { return nil }
+        do { return try CalendarDate(parsing: date) } catch { throw CLIError(.badInput, "--date: \(error.message)") }
+    }
+
+    /// The date's and the value's phrases in `language`, in that order (none without --date and --value).
+    func phrases(date: CalendarDate?, language: String) throws -> [Phrase] {
+        var said: [Phrase] = []
+        if let date {
+            do { said.append(try Phrase.forDate(date, language: language)) } catch {
+                throw CLIError(.badInput, "--date: \(error.message)")
+            }
+        }
+        if let value, let unit {
+            let units = SpokenLanguages.units(of: language)
+            guard units.contains(unit) else {
+                throw CLIError(
+                    .badInput,
+                    "--unit: \(language) says no unit \"\(unit)\"; it has: \(units.map(\.rawValue).joined(separator: ", ")).")
+            }
+            do { said.append(try Phrase.forValue(value, unit: unit, language: language)) } catch {
+                throw CLIError(.badInput, "--value: \(error.message)")
+            }
+        }
+        return said
+    }
+
     /// Sends a plain `say` to the running daemon (on `socket`, default the usual one) and returns
     /// its reply; nil when no daemon listens (then `say` speaks here).
     static func throughDaemon(socket: String? = nil) throws -> String? {
@@ -137,6 +206,8 @@ extension Say {
         }
     }
 }
+
+extension ValueUnit: ExpressibleByArgument {}
 
 /// Opens a device (through the output registry) on its own thread as soon as its name is known,
 /// then makes its stream once `configure(format:)` says the format; `wait()` joins it. Dropping

@@ -64,6 +64,32 @@ final class RecordPackTests: XCTestCase {
         return x.firstIndex { abs($0) > peak / 10 } ?? 0
     }
 
+    /// `--values` adds the words of values to a pack that says the time: each is shown inside a
+    /// value, and `check` then proves every value in both units (the dates stay a note).
+    func testRecordsTheWordsOfValuesIntoAPack() throws {
+        let pack = work.appendingPathComponent("mine")
+        try FileManager.default.copyItem(at: defaultPack, to: pack)
+        let has = Set(try XCTUnwrap(try PackWriter(directory: pack).readManifest()?["clips"]?.objectValue).keys)
+        let todo = RecordingScript.words(language: "en-US", phrasing: .twelveHour, dates: false, values: true)
+            .filter { !has.contains($0) }
+        XCTAssertEqual(todo, ["degrees", "degree", "sixty", "seventy", "eighty", "ninety", "minus", "percent"])
+        let env = try microphone(todo.map { _ in (lead: 0.3, audio: try spoken("seven")) })
+        let r = try BinaryRunner.run(
+            ["record-pack", pack.path, "--device", "testmic", "--values"], environment: env,
+            input: String(repeating: "\n\n", count: todo.count))
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("[1/8] \"zero DEGREES\" -- say: degrees\n"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("[3/8] \"SIXTY degrees\" -- say: sixty\n"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("[7/8] \"MINUS one degree\" -- say: minus\n"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("[8/8] \"zero PERCENT\" -- say: percent\n"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("Saved 8 of 8 words.\n"), r.stdout)
+        XCTAssertTrue(
+            r.stdout.contains("ok: all 250 values (-99 to 150) in degrees and in percent can be said (en-US).\n"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("note: Sound pack 'default' cannot say 366 of 366 dates of a leap year (en-US)"), r.stdout)
+        let said = try BinaryRunner.run(["say", "--dry-run", "--value", "-61", "--unit", "degrees", "--pack", pack.path])
+        XCTAssertEqual(said.stdout, "minus sixty-one degrees\nclips: minus sixty one degrees\n", said.stderr)
+    }
+
     /// `--language de`: every German word of the casual phrasing, each shown inside a German
     /// sentence; the pack declares its language and phrasing, and `check` proves them.
     func testRecordsAPackOfAnotherLanguage() throws {
@@ -168,8 +194,12 @@ final class RecordPackTests: XCTestCase {
 
         let check = try BinaryRunner.run(["check", "--pack", pack.path])
         XCTAssertEqual(check.status, 0, check.stdout)
+        // Recorded without --dates/--values: a note each for the dates and the two units, no problem.
+        let notes = check.stdout.split(separator: "\n").filter { $0.hasPrefix("note: Sound pack 'mine' cannot say ") }
+        XCTAssertEqual(notes.count, 3, check.stdout)
         XCTAssertEqual(
-            check.stdout,
+            check.stdout.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix("note: ") }
+                .joined(separator: "\n"),
             "ok: sound pack 'mine' (\(pack.path)): 35 clips decode (22050 Hz, 1 channel, 16-bit); all 1440 minutes can be said.\n"
                 + "ok: chimes it can ring: hour, westminster, ships-bells.\n"
         )

@@ -1,3 +1,4 @@
+import TalkingClockCore
 import XCTest
 
 @testable import PhraseGrammar
@@ -59,3 +60,73 @@ let languagesDirectory = URL(fileURLWithPath: #filePath).deletingLastPathCompone
     .appendingPathComponent("Sources/PhraseGrammar/Languages")
 
 let fixturesDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+
+/// One row of a date table: the day (YYYY-MM-DD), what a native speaker says, and why.
+struct DateRow {
+    var date: String
+    var text: String
+    var why: String
+}
+
+func date(_ date: String, _ text: String, _ why: String) -> DateRow { DateRow(date: date, text: text, why: why) }
+
+/// One row of a value table: the number, its unit, what a native speaker says, and why.
+struct ValueRow {
+    var value: Int
+    var unit: ValueUnit
+    var text: String
+    var why: String
+}
+
+func value(_ value: Int, _ unit: ValueUnit, _ text: String, _ why: String) -> ValueRow {
+    ValueRow(value: value, unit: unit, text: text, why: why)
+}
+
+/// Checks every row (the date said through `Phrase.forDate`, so with its own weekday), that
+/// there are at least `minimum`, and that the table has the edge cases, every month and
+/// every day of the week.
+func assertDates(_ tag: String, _ rows: [DateRow], minimum: Int = 30, file: StaticString = #filePath, line: UInt = #line)
+    throws
+{
+    XCTAssertGreaterThanOrEqual(rows.count, minimum, "\(tag): too few date rows", file: file, line: line)
+    let dates = try rows.map { try CalendarDate(parsing: $0.date) }
+    for day in [1, 2, 3, 23, 31] {
+        XCTAssertTrue(dates.contains { $0.day == day }, "\(tag): no row for day \(day)", file: file, line: line)
+    }
+    XCTAssertTrue(dates.contains { $0.month == 2 && $0.day == 29 }, "\(tag): no leap day", file: file, line: line)
+    XCTAssertEqual(Set(dates.map(\.month)), Set(1...12), "\(tag): every month", file: file, line: line)
+    XCTAssertEqual(Set(dates.map(\.weekday)), Set(1...7), "\(tag): every day of the week", file: file, line: line)
+    for (row, day) in zip(rows, dates) {
+        XCTAssertFalse(row.why.isEmpty, "\(tag) \(row.date): every row says why", file: file, line: line)
+        let phrase = try Phrase.forDate(day, language: tag)
+        XCTAssertEqual(phrase.text, row.text, "\(tag) \(row.date) — \(row.why)", file: file, line: line)
+        XCTAssertEqual(phrase.kind, .date, file: file, line: line)
+    }
+}
+
+/// Checks every row, that there are at least `minimum`, that both units are in it with the
+/// issue's edge cases, and that values out of range are refused in each unit.
+func assertValues(
+    _ tag: String, _ rows: [ValueRow], minimum: Int = 30, file: StaticString = #filePath, line: UInt = #line
+) throws {
+    XCTAssertGreaterThanOrEqual(rows.count, minimum, "\(tag): too few value rows", file: file, line: line)
+    for n in [0, 1, 2, 5, 21, 22, 25, -1, 100, 101] {
+        XCTAssertTrue(rows.contains { $0.value == n }, "\(tag): no row for \(n)", file: file, line: line)
+    }
+    XCTAssertEqual(Set(rows.map(\.unit)), [.degrees, .percent], "\(tag): both units", file: file, line: line)
+    for row in rows {
+        XCTAssertFalse(row.why.isEmpty, "\(tag) \(row.value): every row says why", file: file, line: line)
+        let phrase = try Phrase.forValue(row.value, unit: row.unit, language: tag)
+        XCTAssertEqual(phrase.text, row.text, "\(tag) \(row.value) \(row.unit) — \(row.why)", file: file, line: line)
+        XCTAssertEqual(phrase.kind, .value, file: file, line: line)
+    }
+    for unit in [ValueUnit.degrees, .percent] {
+        for n in [1000, 151, -100] {
+            XCTAssertThrowsError(try Phrase.forValue(n, unit: unit, language: tag), "\(tag) \(n)", file: file, line: line) {
+                XCTAssertTrue(
+                    "\($0)".contains("out of range: the clock says whole numbers from -99 to 150"), "\($0)", file: file,
+                    line: line)
+            }
+        }
+    }
+}
