@@ -12,7 +12,7 @@ import TalkingClockCore
 /// what happens on a descriptor into an event.
 public final class ClockDaemon {
     private let options: DaemonOptions
-    private let logger = JournalLog()
+    private let logger: JournalLog
     private let loop: EventLoop
     /// Held for the daemon's lifetime: one daemon per state directory (see `singleInstanceLock`).
     private let stateLock: StateLock?
@@ -34,6 +34,8 @@ public final class ClockDaemon {
 
     public init(options: DaemonOptions) throws(DaemonStartError) {
         self.options = options
+        // `announce --next` from cron: only what went wrong (its result line is on stdout).
+        logger = JournalLog(minimumLevel: options.oneShot && !options.verbose ? .warning : .info)
         let loaded = try Self.loadSettings(options)
         // Before any thread exists: the clock's own stream is labelled (and given the configured
         // media.role), so users can route or duck it in PulseAudio/WirePlumber.

@@ -19,6 +19,8 @@ public struct DaemonOptions {
     public var lead: Double
     /// The program's version, for Home Assistant discovery (`sw`).
     public var version: String
+    /// Every log line (a one-shot run otherwise writes only warnings and errors: cron mails output).
+    public var verbose = false
 
     public init(
         configPath: String? = nil, overrides: ConfigOverrides = ConfigOverrides(), driver: Driver? = nil,

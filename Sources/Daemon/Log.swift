@@ -14,9 +14,13 @@ public struct JournalLog: Sendable {
 
     public typealias Metadata = [String: String]
 
-    public init() {}
+    /// Lines less severe than this are not written (a one-shot run from cron: warnings and worse).
+    public var minimumLevel: Level
+
+    public init(minimumLevel: Level = .info) { self.minimumLevel = minimumLevel }
 
     public func log(level: Level, _ message: String, metadata: Metadata = [:]) {
+        guard level.rawValue <= minimumLevel.rawValue else { return }
         writeStandardError(Self.line(priority: level.rawValue, message: message, metadata: metadata) + "\n")
     }
 

@@ -117,6 +117,9 @@ struct Announce: ParsableCommand {
     @Option(parsing: .unconditional, help: "Announce only if the next boundary is at most this many seconds away.")
     var maxWait: Double = 60
 
+    @Flag(help: "Write every log line to stderr (by default only warnings and errors: cron mails what a job prints).")
+    var verbose = false
+
     func validate() throws {
         guard next else { throw ValidationError("announce needs --next.") }
         guard maxWait >= 0 else { throw ValidationError("--max-wait must be 0 or more.") }
@@ -132,7 +135,9 @@ struct Announce: ParsableCommand {
             return
         }
         let daemon: ClockDaemon
-        do { daemon = try ClockDaemon(options: try arguments.options(driver: .external, oneShot: true, maxWait: maxWait)) } catch let e as DaemonStartError {
+        var options = try arguments.options(driver: .external, oneShot: true, maxWait: maxWait)
+        options.verbose = verbose
+        do throws(DaemonStartError) { daemon = try ClockDaemon(options: options) } catch let e {
             throw CLIError(e.status, e.description)
         }
         let status = daemon.run()

@@ -30,11 +30,15 @@ final class AnnounceTests: XCTestCase {
         let first = try announce(offsetToBoundary: 2.0)
         XCTAssertEqual(first.status, 0, first.stderr)
         XCTAssertGreaterThan(Date().timeIntervalSince(start), 1.5, "it waited on its own clock for the boundary")
-        XCTAssertTrue(first.stderr.contains("<6>spoke boundary="), first.stderr)
-        // The same boundary again (a duplicate trigger, 1 s after it): already spoken.
-        let second = try announce(offsetToBoundary: -1.0)
+        // Quiet for cron: the one result line on stdout, no informational log lines.
+        XCTAssertTrue(first.stdout.hasPrefix("spoke "), first.stdout)
+        XCTAssertFalse(first.stderr.contains("<6>"), "cron would mail these: \(first.stderr)")
+        // The same boundary again (a duplicate trigger, 1 s after it): already spoken; --verbose
+        // writes the log lines too.
+        let second = try announce(offsetToBoundary: -1.0, extra: ["--verbose"])
         XCTAssertEqual(second.status, ExitStatus.stale.rawValue, second.stderr)
         XCTAssertTrue(second.stderr.contains("reason=already-spoken"), second.stderr)
+        XCTAssertTrue(second.stderr.contains("<6>started"), second.stderr)
     }
 
     func testTooFarFromABoundaryExitsWithAClearMessage() throws {
@@ -54,6 +58,6 @@ final class AnnounceTests: XCTestCase {
         try #"{"mute":{"state":"muted"}}"#.write(to: state.appendingPathComponent("state.json"), atomically: true, encoding: .utf8)
         let r = try announce(offsetToBoundary: 1.5)
         XCTAssertEqual(r.status, ExitStatus.muted.rawValue, r.stderr)
-        XCTAssertTrue(r.stderr.contains("reason=muted"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("not announced: muted"), r.stderr)
     }
 }

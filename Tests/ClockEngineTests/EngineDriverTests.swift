@@ -207,6 +207,17 @@ final class EngineDriverTests: XCTestCase {
         XCTAssertEqual(rig.ports.exitStatus, .ok)
     }
 
+    /// `say` is a request, not the schedule: it speaks while the daemon is muted (docs/commands.md).
+    func testASayWhileMutedSpeaks() {
+        let rig = Rig(start: t0 - 60, state: PersistentState(mute: .muted), zone: utc)
+        rig.send(.say)
+        rig.run(until: t0 - 55)
+        XCTAssertEqual(rig.outcomes.map(\.result), ["spoke"])
+        XCTAssertEqual(rig.replies.first, .ok("speaking ten thirteen AM"))
+        rig.run(until: boundary + 3)
+        XCTAssertEqual(rig.outcomes.last?.result, "skipped: muted", "the boundary stays muted")
+    }
+
     /// A device that cannot be opened fails the boundary with its sentence; the next boundary is
     /// armed and played once the device is back.
     func testAMissingDeviceFailsThatBoundaryOnly() {
