@@ -150,6 +150,9 @@ extension ClockEngine {
         return nil
     }
 
+    /// `announce` requests that may wait for their boundary at once.
+    static let maximumWaiters = 256
+
     /// A trigger (`trigger`, `announce N`, `announce --next`): arm the next boundary if it is within
     /// `maxWait`. With a waiter, the reply comes once the boundary has been decided and played.
     mutating func trigger(maxWait: Double, waiter: ReplyTo?, now: Double, _ out: inout [EngineEffect]) -> ControlReply? {
@@ -175,6 +178,13 @@ extension ClockEngine {
             return .error(
                 "the next boundary (\(local.rfc3339)) is \(Int(wait.rounded())) s away, more than \(limit); trigger closer to it",
                 kind: .stale)
+        }
+        if let waiter, waiter != .oneShot, waiters.count >= Self.maximumWaiters {
+            // A flood of `announce` from clients that come and go would otherwise hold a reply
+            // for each until the boundary.
+            return .error(
+                "\(waiters.count) announce requests already wait for \(local.rfc3339); try again after it, or use 'trigger'",
+                kind: .busy)
         }
         if playing?.boundary == boundary || armed == boundary || looking == boundary {
             guard let waiter else { return .ok("already announcing \(local.rfc3339)") }

@@ -149,6 +149,27 @@ final class ClockEngineTests: XCTestCase {
         XCTAssertEqual(replies(done).first?.1, .ok("spoke 2026-07-01T10:15:00+00:00 \"ten fifteen AM\" (onset +0.200 ms)"))
     }
 
+    /// A flood of `announce` (clients that send it and leave) holds at most 256 replies; the rest
+    /// are told to try again, and the ones held are all answered at the boundary.
+    func testAnAnnounceFloodHoldsABoundedNumberOfReplies() {
+        var e = engine(driver: .timer)
+        _ = e.handle(.start, now: t0)
+        var refused = 0
+        for i in 0..<1000 {
+            let r = replies(e.handle(.control(.announce(maxWait: 900), ReplyTo(i + 1)), now: t0))
+            if case .error(_, .busy)? = r.first?.1 { refused += 1 }
+        }
+        XCTAssertEqual(refused, 1000 - 256)
+        _ = e.handle(.timer(.boundary, clockWasSet: false, zone: utc), now: t0 + 599)
+        let woke = e.handle(.courtesy(boundary: Int(t0) + 600, .nothing), now: t0 + 599.05)
+        guard case .play(let play)? = woke.first(where: { if case .play = $0 { return true } else { return false } }) else {
+            return XCTFail("\(woke)")
+        }
+        _ = e.handle(.playback(id: play.id, .opened), now: t0 + 599.1)
+        let done = e.handle(.playback(id: play.id, .finished(onsetErrorMs: 0)), now: t0 + 602)
+        XCTAssertEqual(replies(done).count, 256)
+    }
+
     /// One outcome, every surface: the event, the state's `last`, the log line and the waiter's
     /// reply say the same thing; after a `say`, the state's `last` still has `onset_error_ms`.
     func testOneOutcomeRenderedTheSameOnEverySurface() {
