@@ -247,8 +247,19 @@ public struct ClockEngine: Sendable {
     /// time: at most a fifth of the lead, so a hung peer cannot use up a fast demo clock's lead.
     mutating func lookThenAnnounce(_ boundary: Int, now: Double, _ out: inout [EngineEffect]) {
         armed = nil
+        // Real seconds left before the first sample must be written (the pre-roll, the output
+        // latency and a margin for opening the device taken off): a fast demo clock, or a late
+        // wake-up, leaves less than the usual 200 ms, and a look that took it would make the
+        // boundary stale. With next to no time left the boundary is decided without a look.
+        let left =
+            (Double(boundary) - now) / options.rate - preroll(for: boundary) - scheduler.config.outputLatencyMs / 1000 - 0.3
+        let budget = min(0.2, options.lead / 5, left)
+        guard budget >= 0.02 else {
+            announce(boundary, findings: .nothing, now: now, &out)
+            return
+        }
         looking = boundary
-        out.append(.look(boundary: boundary, budget: min(0.2, options.lead / 5)))
+        out.append(.look(boundary: boundary, budget: budget))
     }
 
     mutating func zoneChanged(_ newZone: Zone, now: Double, _ out: inout [EngineEffect]) {

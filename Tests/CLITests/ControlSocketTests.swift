@@ -313,6 +313,20 @@ final class ControlSocketTests: XCTestCase {
         XCTAssertTrue(status.contains(#""volume":40"#) && status.contains(#""quiet":"silent""#), "kept: \(status)")
     }
 
+    /// A demo started beside the running daemon on its socket is refused, and told how to run
+    /// beside it (a socket of its own).
+    func testADemoBesideTheDaemonIsToldToUseASocketOfItsOwn() throws {
+        let demo = try BinaryRunner.run(
+            [
+                "run", "--clock-offset", "600", "--pack", dir.appendingPathComponent("pack").path, "--device", "file:FILE=/dev/null",
+                "--socket", socket, "--tz", "UTC",
+            ], timeout: 20)
+        XCTAssertEqual(demo.status, ExitStatus.badInput.rawValue, demo.stderr)
+        XCTAssertTrue(demo.stderr.contains("another talking-clock daemon is already listening on \(socket)"), demo.stderr)
+        XCTAssertTrue(demo.stderr.contains("add --socket /tmp/talking-clock-demo.sock"), demo.stderr)
+        XCTAssertTrue(try raw("status\n").hasPrefix("ok driver external"), "the running daemon is untouched")
+    }
+
     func testAnotherUserIsRefused() throws {
         guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else {
             throw XCTSkip("needs root and setpriv to act as another user")

@@ -267,7 +267,7 @@ final class FaultTests: XCTestCase {
         let stopped = Date()
         let status = d.stop()
         XCTAssertEqual(status, 0, d.log)
-        XCTAssertLessThan(Date().timeIntervalSince(stopped), 1.5, "SIGTERM is acted on while the server hangs: \(d.log)")
+        XCTAssertLessThan(Date().timeIntervalSince(stopped), 1.0, "SIGTERM is acted on while the server hangs: \(d.log)")
     }
 
     /// The private PulseAudio's process (its pid file).

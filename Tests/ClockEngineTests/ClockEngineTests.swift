@@ -149,6 +149,24 @@ final class ClockEngineTests: XCTestCase {
         XCTAssertEqual(replies(done).first?.1, .ok("spoke 2026-07-01T10:15:00+00:00 \"ten fifteen AM\" (onset +0.200 ms)"))
     }
 
+    /// The look's budget is real time, bounded by what is left before the first sample: a normal
+    /// wake-up looks for 200 ms; a fast demo clock (60x: a real second is a clock minute) woken a
+    /// clock second before the boundary has no time for one and decides at once, so a hung bus
+    /// cannot make its first boundary stale.
+    func testTheLookFitsInTheTimeLeft() {
+        var e = engine()
+        _ = e.handle(.start, now: t0)
+        let woke = e.handle(.timer(.boundary, clockWasSet: false, zone: utc), now: t0 + 599)
+        XCTAssertTrue(woke.contains { if case .look(_, 0.2) = $0 { return true } else { return false } }, "\(woke)")
+        var fast = ClockEngine(
+            options: ClockEngine.Options(rate: 60), settings: EngineSettings(config: Config(), pack: pack()),
+            state: PersistentState(), stateWarning: nil, zone: utc)
+        _ = fast.handle(.start, now: t0 + 598)
+        let late = fast.handle(.timer(.boundary, clockWasSet: false, zone: utc), now: t0 + 599)
+        XCTAssertFalse(late.contains { if case .look = $0 { return true } else { return false } }, "no time for a look")
+        XCTAssertTrue(late.contains { if case .play = $0 { return true } else { return false } }, "decided at once: \(late)")
+    }
+
     /// A flood of `announce` (clients that send it and leave) holds at most 256 replies; the rest
     /// are told to try again, and the ones held are all answered at the boundary.
     func testAnAnnounceFloodHoldsABoundedNumberOfReplies() {
