@@ -72,6 +72,8 @@ let package = Package(
         .target(name: "Playback", dependencies: ["TalkingClockCore"], swiftSettings: size),
         // AudioSink over ALSA (the only importer of CAlsa).
         .target(name: "ALSAOutput", dependencies: ["Playback", "CAlsa"], swiftSettings: size),
+        // An AudioSink that feeds a snapserver TCP source, timed so every snapclient hears the boundary.
+        .target(name: "SnapcastOutput", dependencies: ["Playback", "TalkingClockCore", "JSON", "CLinux"], swiftSettings: size),
         // An MQTT client over libmosquitto in external-loop mode (the only importer of CMosquitto).
         .target(name: "MQTT", dependencies: ["CMosquitto"], swiftSettings: size),
         // The sound server's streams and volumes: calls, ducking (the only importer of CPulse).
@@ -136,6 +138,7 @@ let package = Package(
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "TestSupport"]),
         .testTarget(name: "ALSAOutputTests", dependencies: ["ALSAOutput", "Playback", "SoundPack", "Daemon", "ConfigFiles", "TestSupport"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "Daemon", "TestSupport"]),
+        .testTarget(name: "SnapcastOutputTests", dependencies: ["SnapcastOutput", "Playback", "SoundPack", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "ConfigFiles", "ClockEngine", "TestSupport"]),
         .testTarget(name: "ClockEngineTests", dependencies: ["ClockEngine", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["SoundPack", "TestSupport"]),
