@@ -37,6 +37,17 @@ public struct SnapcastTarget: Sendable {
         self.notes = notes
     }
 
+    /// The endpoint with its own options and snapserver's defaults, asking the server nothing: for
+    /// a caller that must not wait on it (an announcement on the event loop with nothing prepared
+    /// ahead). Resolving a host name may still block on DNS: give an IP address there, or prepare.
+    public static func unprobed(_ endpoint: SnapcastEndpoint) throws(SinkError) -> SnapcastTarget {
+        let address = try ResolvedAddress.resolve(host: endpoint.host, port: endpoint.port)
+        return SnapcastTarget(
+            endpoint: endpoint, address: address, chunkMs: endpoint.chunkMs ?? SnapcastEndpoint.defaultChunkMs,
+            streamFormat: endpoint.format ?? SnapcastEndpoint.defaultFormat, meta: endpoint.meta != .no,
+            notes: endpoint.meta == .auto ? ["not prepared: assuming the source may be part of a meta stream"] : [])
+    }
+
     /// Resolves the endpoint and asks snapserver (if `control` is on) within `timeout` seconds.
     /// Throws when the name does not resolve, when the server lists no source for the port, or
     /// when the source's format cannot be sent (not 16-bit).

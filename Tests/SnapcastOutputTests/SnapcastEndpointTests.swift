@@ -53,4 +53,20 @@ final class SnapcastEndpointTests: XCTestCase {
         XCTAssertTrue(SnapcastEndpoint.matches("snapcast://h:1"))
         XCTAssertFalse(SnapcastEndpoint.matches("default"))
     }
+
+    /// Without asking the server: the device's options, else snapserver's defaults; a meta stream
+    /// is assumed unless the device says `meta=no` (the lead-in costs time, never the timing).
+    func testUnprobedUsesTheOptionsAndTheSafeAssumption() throws {
+        let plain = try SnapcastTarget.unprobed(try SnapcastEndpoint("snapcast://127.0.0.1:4953?meta=no&chunk=10&buffer=400"))
+        XCTAssertEqual(plain.chunkMs, 10)
+        XCTAssertFalse(plain.meta)
+        XCTAssertEqual(plain.streamFormat, StreamFormat(sampleRate: 48000, channels: 2))
+        XCTAssertEqual(plain.latency, 0.41, accuracy: 1e-9, "buffer + a chunk")
+        XCTAssertEqual(plain.openAhead, 1.41, accuracy: 1e-9, "and the clients' warm-up")
+        XCTAssertNil(plain.status)
+        let unknown = try SnapcastTarget.unprobed(try SnapcastEndpoint("snapcast://127.0.0.1:4953"))
+        XCTAssertTrue(unknown.meta)
+        XCTAssertEqual(unknown.chunkMs, 20)
+        XCTAssertGreaterThan(unknown.latency, 1.9, "buffer, chunk, lead-in, lead and stall")
+    }
 }
