@@ -35,8 +35,9 @@ public final class SnapcastSink: AudioSink {
     public let periodFrames: Int
     public let target: SnapcastTarget
 
-    /// Sent ahead of snapserver's reads (seconds).
-    public static let lead = 0.1
+    /// Sent ahead of snapserver's reads (seconds): a starved owner (measured: more than 100 ms on a
+    /// loaded 2-core machine) must not leave snapserver without data, which would make it resync.
+    public static let lead = 0.25
     /// The meta stream's lead-in: snapserver's state check (500 ms + a chunk) and a margin.
     public static func leadIn(chunk: Double) -> Double { 0.5 + chunk + 0.15 }
     /// How long nothing is sent before the resync: longer than the meta stream's slack (up to
@@ -346,10 +347,14 @@ public final class SnapcastSink: AudioSink {
         committed += chunks * chunk
     }
 
-    /// Hands the outbox to the kernel; a sync is recorded when its chunk has gone out in full.
+    /// Hands the outbox to the kernel; a sync is recorded when its chunk has gone out in full, at
+    /// the instant just before the send that completed it (the data reaches snapserver inside
+    /// that call; a clock read after it could come late if this thread is preempted).
     private func flush(_ now: Double) throws(SinkError) {
         guard let connection else { return }
+        var sentAt = now
         while outboxOffset < outbox.count {
+            sentAt = clock()
             let result = try connection.send(outbox, from: outboxOffset)
             guard case .sent(let n) = result, n > 0 else {
                 let since = blockedSince ?? now
@@ -368,7 +373,7 @@ public final class SnapcastSink: AudioSink {
         outbox.removeAll(keepingCapacity: true)
         outboxOffset = 0
         if let frame = syncFrame {
-            timing.synced(frame: frame, at: clock())
+            timing.synced(frame: frame, at: sentAt)
             syncFrame = nil
         }
     }

@@ -112,11 +112,12 @@ public struct SnapcastTarget: Sendable {
     }
 
     /// How long snapclients should hear the stream before its first sample matters (seconds).
-    /// A snapclient closes its player after 5 s without audio and opens it again when audio
-    /// comes; the first announcement after that landed up to 13 ms off (two clients 10 ms apart)
-    /// when the clients heard 0.25 s of the stream before it, within 1.5 ms after 1 s or more
-    /// (scripts/harness/snapcast, docs/outputs.md).
-    public static let warmup = 1.0
+    /// A snapclient closes its player after 5 s without audio and places the first audio after
+    /// that by its player's latency estimate, then corrects itself: with 0.25 s of stream before
+    /// the first sample two clients were up to 13 ms off and 10 ms apart, with 1 s up to 2.5 ms
+    /// apart, with 2 s within 1 ms at 27 of 30 boundaries (scripts/harness/snapcast,
+    /// docs/outputs.md).
+    public static let warmup = 2.0
 
     /// Seconds ahead of its anchor at which to open a sink: `latency` and `warmup`.
     public var openAhead: Double { latency + Self.warmup }

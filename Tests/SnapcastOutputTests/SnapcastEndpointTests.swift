@@ -62,7 +62,7 @@ final class SnapcastEndpointTests: XCTestCase {
         XCTAssertFalse(plain.meta)
         XCTAssertEqual(plain.streamFormat, StreamFormat(sampleRate: 48000, channels: 2))
         XCTAssertEqual(plain.latency, 0.41, accuracy: 1e-9, "buffer + a chunk")
-        XCTAssertEqual(plain.openAhead, 1.41, accuracy: 1e-9, "and the clients' warm-up")
+        XCTAssertEqual(plain.openAhead, 2.41, accuracy: 1e-9, "and the clients' warm-up")
         XCTAssertNil(plain.status)
         let unknown = try SnapcastTarget.unprobed(try SnapcastEndpoint("snapcast://127.0.0.1:4953"))
         XCTAssertTrue(unknown.meta)
