@@ -68,14 +68,20 @@ let package = Package(
         // The daemon's decisions as one pure value (sans-I/O): events in, effects out, `now` passed
         // in. No Glibc, no fds; the daemon is its shell, the simulated year drives it directly.
         .target(name: "ClockEngine", dependencies: ["TalkingClockCore"], swiftSettings: size),
-        // Sequencer/mixer, the AudioSink protocol, per-clip completion.
+        // Sequencer/mixer, the AudioSink and OutputDriver protocols, per-clip completion.
         .target(name: "Playback", dependencies: ["TalkingClockCore"], swiftSettings: size),
         // AudioSink over ALSA (the only importer of CAlsa).
         .target(name: "ALSAOutput", dependencies: ["Playback", "CAlsa"], swiftSettings: size),
         // An AudioSink that feeds a snapserver TCP source, timed so every snapclient hears the boundary.
-        .target(name: "SnapcastOutput", dependencies: ["Playback", "TalkingClockCore", "JSON", "CLinux"], swiftSettings: size),
-        // An MQTT client over libmosquitto in external-loop mode (the only importer of CMosquitto).
-        .target(name: "MQTT", dependencies: ["CMosquitto"], swiftSettings: size),
+        .target(name: "SnapcastOutput", dependencies: ["Playback", "TalkingClockCore", "JSON", "EventLoop"], swiftSettings: size),
+        // The output registry: every kind of output, opened the same way by every caller.
+        .target(name: "Outputs", dependencies: ["Playback", "ALSAOutput", "SnapcastOutput"], swiftSettings: size),
+        // The Linux I/O primitives: the epoll loop, timerfd, signalfd, inotify, eventfd mailboxes,
+        // background jobs, the one thread spawn, socket addresses (the only importer of CLinux).
+        .target(name: "EventLoop", dependencies: ["CLinux"], swiftSettings: size),
+        // An MQTT client over libmosquitto in external-loop mode (the only importer of CMosquitto),
+        // and its source on the event loop.
+        .target(name: "MQTT", dependencies: ["CMosquitto", "EventLoop"], swiftSettings: size),
         // The sound server's streams and volumes: calls, ducking (the only importer of CPulse).
         .target(name: "SoundServer", dependencies: ["CPulse"], swiftSettings: size),
         // The session bus: MPRIS players, do-not-disturb (the only importer of CGio).
@@ -84,26 +90,28 @@ let package = Package(
         .target(name: "SpeechDispatcher", dependencies: ["CSpeechd"], swiftSettings: size),
         // The courtesy look: the sound server and the session bus at once, within a budget.
         .target(
-            name: "Courtesy", dependencies: ["TalkingClockCore", "SoundServer", "DesktopBus"], swiftSettings: size),
+            name: "Courtesy", dependencies: ["TalkingClockCore", "SoundServer", "DesktopBus", "EventLoop"], swiftSettings: size),
         // Finding and reading the config file, the user's directories, the system zone and the MQTT
         // password file: shared by the daemon and the CLI.
         .target(name: "ConfigFiles", dependencies: ["TalkingClockCore", "TimeZoneRules", "TOML"], swiftSettings: size),
-        // Event loop, timers, control socket, state, config files: the only owner of fds.
+        // The clock's shell: the engine's Linux ports (timers by kind, the device thread, the state
+        // writer, courtesy, reloads), its surfaces (journal, systemd, MQTT) and the control socket.
         .target(
             name: "Daemon",
             dependencies: [
-                "ClockEngine", "TalkingClockCore", "TimeZoneRules", "TOML", "JSON", "SoundPack", "Playback", "ALSAOutput",
-                "CLinux", "MQTT", "Courtesy", "SpeechDispatcher", "ConfigFiles",
+                "ClockEngine", "TalkingClockCore", "TimeZoneRules", "TOML", "JSON", "SoundPack", "Playback", "Outputs",
+                "EventLoop", "MQTT", "Courtesy", "SpeechDispatcher", "ConfigFiles",
             ],
             swiftSettings: size
         ),
         // The CLI's clients of a running daemon: the control socket and the MQTT remote (rooms,
         // --everywhere).
-        .target(name: "Clients", dependencies: ["ConfigFiles", "Daemon", "MQTT", "CLinux", "TalkingClockCore"], swiftSettings: size),
+        .target(name: "Clients", dependencies: ["ConfigFiles", "EventLoop", "MQTT", "TalkingClockCore"], swiftSettings: size),
         .executableTarget(
             name: "talking-clock",
             dependencies: [
-                "TalkingClockCore", "SoundPack", "Playback", "ALSAOutput", "Daemon", "Courtesy", "TOML", "JSON", "ConfigFiles", "Clients",
+                "TalkingClockCore", "SoundPack", "Playback", "Outputs", "EventLoop", "Daemon", "Courtesy", "TOML", "JSON", "ConfigFiles",
+                "Clients",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: size,
@@ -116,10 +124,10 @@ let package = Package(
         .executableTarget(name: "phrase-bench", dependencies: ["PhraseGrammar", "TalkingClockCore"], path: "Tools/phrase-bench"),
         // A one-connection MQTT client on the daemon's event loop: the Last Will test kills it, and
         // scripts/mqtt-idle counts its wake-ups.
-        .executableTarget(name: "mqtt-probe", dependencies: ["MQTT", "Daemon", "CLinux"], path: "Tools/mqtt-probe"),
+        .executableTarget(name: "mqtt-probe", dependencies: ["MQTT", "EventLoop"], path: "Tools/mqtt-probe"),
         // The courtesy edges one at a time: the kill -9 ducking test and scripts/bench-courtesy.
         .executableTarget(
-            name: "courtesy-probe", dependencies: ["Courtesy", "SoundServer", "DesktopBus", "SpeechDispatcher", "TalkingClockCore", "JSON"],
+            name: "courtesy-probe", dependencies: ["Courtesy", "SoundServer", "DesktopBus", "SpeechDispatcher", "TalkingClockCore", "JSON", "EventLoop"],
             path: "Tools/courtesy-probe"),
         // Gives every test process a private XDG_*/HOME before any test runs (a C constructor), so
         // no test reads the user's config, packs or state. Only TestSupport imports it.
@@ -136,10 +144,11 @@ let package = Package(
         .testTarget(name: "PhraseGrammarTests", dependencies: ["PhraseGrammar", "TalkingClockCore"], exclude: ["Fixtures"]),
         .testTarget(name: "SoundPackTests", dependencies: ["SoundPack", "TestSupport"]),
         .testTarget(name: "PlaybackTests", dependencies: ["Playback", "TestSupport"]),
-        .testTarget(name: "ALSAOutputTests", dependencies: ["ALSAOutput", "Playback", "SoundPack", "Daemon", "ConfigFiles", "TestSupport"]),
-        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "Daemon", "TestSupport"]),
-        .testTarget(name: "SnapcastOutputTests", dependencies: ["SnapcastOutput", "Playback", "SoundPack", "TestSupport"]),
-        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "ConfigFiles", "ClockEngine", "TestSupport"]),
+        .testTarget(name: "ALSAOutputTests", dependencies: ["ALSAOutput", "Playback", "Outputs", "SoundPack", "ConfigFiles", "TestSupport"]),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "EventLoop", "TestSupport"]),
+        .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
+        .testTarget(name: "SnapcastOutputTests", dependencies: ["SnapcastOutput", "Outputs", "Playback", "SoundPack", "TestSupport"]),
+        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "ConfigFiles", "ClockEngine", "EventLoop", "Playback", "TestSupport"]),
         .testTarget(name: "ClockEngineTests", dependencies: ["ClockEngine", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["SoundPack", "TestSupport"]),
         .testTarget(name: "SoundServerTests", dependencies: ["SoundServer", "TestSupport"]),
@@ -147,7 +156,7 @@ let package = Package(
             name: "CourtesyTests",
             dependencies: [
                 "Courtesy", "DesktopBus", "SpeechDispatcher", "SoundServer", "TalkingClockCore", "TestSupport", "ALSAOutput",
-                "Playback", "Daemon", "ConfigFiles",
+                "Playback", "Outputs", "ConfigFiles",
             ]),
     ]
 )

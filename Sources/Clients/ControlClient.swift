@@ -1,6 +1,5 @@
-import CLinux
+import EventLoop
 import ConfigFiles
-import Daemon
 import FoundationEssentials
 import Glibc
 import TalkingClockCore
@@ -64,8 +63,7 @@ public enum ControlClient {
                 throw Failure.io("Could not connect to the control socket \(path): \(String(cString: strerror(code))).")
             }
         }
-        var cred = tc_peer_credentials()
-        guard tc_peer_credentials(fd, &cred) == 0 else {
+        guard let cred = peerCredentials(fd) else {
             let code = errno
             Glibc.close(fd)
             throw Failure.io("Could not check who serves the control socket \(path): \(String(cString: strerror(code))).")

@@ -1,6 +1,5 @@
-import CLinux
+import EventLoop
 import ConfigFiles
-import Daemon
 import Glibc
 import MQTT
 import TalkingClockCore
@@ -152,7 +151,7 @@ public final class MQTTRemote {
             }
             if handle(client, .message(m)) { finish() }
         }
-        try? loop.watch(deadline.fd, events: UInt32(EPOLLIN.rawValue)) { _ in
+        try? loop.watch(deadline.fd, events: .readable) { _ in
             _ = deadline.read()
             finish()
         }

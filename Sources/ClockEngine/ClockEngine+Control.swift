@@ -30,14 +30,16 @@ extension ClockEngine {
             case .muteUntil(let h, let m): state.mute = .mutedUntil(Mute.nextInstant(hour: h, minute: m, after: Int(now), in: zone))
             default: state.mute = .unmuted
             }
-            // Applied once it is on disk: a mute that could not be saved is refused, never lost at a restart.
-            pendingSaves[replyTo] = (state, .ok(state.mute.description(in: zone)))
-            out.append(.save(state, for: replyTo))
+            // Applied once it is on disk: a mute that could not be saved is refused, never lost at a
+            // restart. Every save until then writes the newest mute asked for (`persistable`).
+            pendingMutes.append((replyTo, state.mute, 0))
+            save(for: replyTo, &out)
+            pendingMutes[pendingMutes.count - 1].savesThen = saves
             return nil
         case .skip:
             if playing != nil {
                 out.append(.log(LogLine(.info, "skip requested", [("action", "cut the current announcement")])))
-                cut(reason: "skip requested", kind: .muted, now: now, &out)
+                cut(.skipRequested, &out)
                 return .ok("cut the current announcement")
             }
             scheduler.skipNext = true
@@ -52,13 +54,19 @@ extension ClockEngine {
             // The same check as at start and reload: the pack must be able to ring it.
             if let problem = pack.chimeProblem(style) { return .error("chime not changed: \(problem)", kind: .pack) }
             scheduler.config.chime = style
-            if reloadInFlight { setDuringReload.chime = style }
+            if case .running(let w, var set, let again) = reload {
+                set.chime = style
+                reload = .running(waiters: w, setDuring: set, again: again)
+            }
             out.append(.log(LogLine(.info, "chime changed", [("chime", style.rawValue), ("until", "reload")])))
             rearmForNewSettings(now: now, &out)
             return .ok("chime \(style.rawValue) (until reload or restart; set chime in the config to keep it)")
         case .volume(let percent):
             scheduler.config.volume = percent
-            if reloadInFlight { setDuringReload.volume = percent }
+            if case .running(let w, var set, let again) = reload {
+                set.volume = percent
+                reload = .running(waiters: w, setDuring: set, again: again)
+            }
             out.append(.log(LogLine(.info, "volume changed", [("volume", "\(percent)"), ("until", "reload")])))
             return .ok("volume \(percent) (until reload or restart; set volume in the config to keep it)")
         case .reload:
@@ -73,19 +81,22 @@ extension ClockEngine {
     }
 
     mutating func saved(_ replyTo: ReplyTo, error: String?, now: Double, _ out: inout [EngineEffect]) {
-        guard let pending = pendingSaves.removeValue(forKey: replyTo) else { return }
+        guard let i = pendingMutes.firstIndex(where: { $0.reply == replyTo }) else { return }
+        let (_, mute, savesThen) = pendingMutes.remove(at: i)
         if let error {
             out.append(.reply(replyTo, .error("mute state not changed: \(error)", kind: .state)))
+            // A save asked for since may hold this refused mute: one more, without it, supersedes it.
+            if saves > savesThen { save(&out) }
             return
         }
-        scheduler.state = pending.state
+        scheduler.state.mute = mute
         stateWarning = nil
-        out.append(.log(LogLine(.info, "mute changed", [("mute", "\(pending.state.mute)")])))
-        if let current = playing, let b = current.boundary, pending.state.mute.isMuted(at: b) {
+        out.append(.log(LogLine(.info, "mute changed", [("mute", "\(mute)")])))
+        if let current = playing, let b = current.boundary, mute.isMuted(at: b) {
             // Muted while its announcement waits for the boundary or plays: silence now.
-            cut(reason: "muted", kind: .muted, now: now, &out)
+            cut(.muted, &out)
         }
-        out.append(.reply(replyTo, pending.reply))
+        out.append(.reply(replyTo, .ok(mute.description(in: zone))))
     }
 
     /// `say` (now) and `say at T` (first sample at `T`, within the late limit and the horizon).
@@ -112,7 +123,7 @@ extension ClockEngine {
                     "the announcement for \(CivilTime.local(b, in: zone).rfc3339) is playing or about to; try again when it ends, or 'skip' it",
                     kind: .busy)
             }
-            cut(reason: "replaced by another say", kind: .muted, now: now, &out)  // a later `say` replaces an earlier one
+            cut(.replacedBySay, &out)  // a later `say` replaces an earlier one
         }
         let spokenAt = max(instant ?? now, now)
         let local = CivilTime.local(Int(spokenAt.rounded(.down)), in: zone)
@@ -123,8 +134,9 @@ extension ClockEngine {
             boundary: nil, local: local, style: style, gain: Float(scheduler.config.volume) / 100, anchor: anchor, now: now,
             sayReply: replyTo, &out)
         {
-            return .error("failed: \(failure.reason ?? "")", kind: failure.replyKind)
+            return .error("failed: \(failure.reason?.text ?? "")", kind: failure.replyKind)
         }
+        guard playing?.sayReply == replyTo else { return nil }  // handed to speech-dispatcher: its answer replies
         let text = playing?.text ?? ""
         if let instant {
             let at = Format.fixed(instant, 3)
@@ -146,7 +158,7 @@ extension ClockEngine {
         let recent = BoundarySchedule.next(
             after: now - max(scheduler.config.lateLimit, 60), in: zone, interval: scheduler.config.interval)
         if case .skip(_, let local, .alreadySpoken) = scheduler.decide(boundary: recent, now: now, in: zone), playing?.boundary != recent {
-            let o = Outcome(.skipped, boundary: recent, at: local.rfc3339, reason: SkipReason.alreadySpoken.rawValue, replyKind: .stale)
+            let o = Outcome(.skipped, boundary: recent, at: local.rfc3339, reason: .skipped(.alreadySpoken))
             last = o
             out.append(.outcome(o))
             return .error("\(local.rfc3339) was already announced", kind: .stale)
@@ -179,20 +191,20 @@ extension ClockEngine {
     // MARK: Reload
 
     mutating func requestReload(_ replyTo: ReplyTo?, _ out: inout [EngineEffect]) {
-        if reloadInFlight {
-            reloadAgain = true
-            if let replyTo { nextReloadWaiters.append(replyTo) }
-            return
+        switch reload {
+        case .running(let waiters, let set, let again):
+            // One more after this one: it must read the file as it is after this request.
+            reload = .running(waiters: waiters, setDuring: set, again: (again ?? []) + (replyTo.map { [$0] } ?? []))
+        case .idle:
+            reload = .running(waiters: replyTo.map { [$0] } ?? [], setDuring: SetDuringReload(), again: nil)
+            out.append(.startReload)
         }
-        reloadInFlight = true
-        setDuringReload = (nil, nil)
-        if let replyTo { reloadWaiters.append(replyTo) }
-        out.append(.startReload)
     }
 
     mutating func reloaded(
         _ result: Result<EngineSettings, SettingsFailure>, zone newZone: Zone, now: Double, _ out: inout [EngineEffect]
     ) {
+        guard case .running(let waiters, let setDuring, let again) = reload else { return }
         let reply: ControlReply
         switch result {
         case .failure(let failure):
@@ -200,8 +212,8 @@ extension ClockEngine {
             reply = .error("reload refused, the previous configuration and pack stay: \(failure.message)", kind: failure.kind)
         case .success(var settings):
             // What was set while the reload ran was set after it read the file: it stands.
-            if let volume = setDuringReload.volume { settings.config.volume = volume }
-            if let chime = setDuringReload.chime {
+            if let volume = setDuring.volume { settings.config.volume = volume }
+            if let chime = setDuring.chime {
                 if let problem = settings.pack.chimeProblem(chime) {
                     out.append(.log(LogLine(.warning, "chime set during reload dropped", [("chime", chime.rawValue), ("reason", problem)])))
                 } else {
@@ -216,30 +228,27 @@ extension ClockEngine {
             // Also while playing: the boundary armed may not be one in the new zone or interval.
             if timerDriven {
                 arm(scheduler.boundaryToArm(after: nil, now: now, in: zone), now: now, &out)
-            } else if armed != nil, let boundary = armed {
+            } else if let boundary = armed {
                 arm(boundary, now: now, &out)
             }
             reply = .ok("reloaded" + (settings.warning.map { "; warning: \($0)" } ?? ""))
         }
-        for waiter in reloadWaiters { out.append(.reply(waiter, reply)) }
-        reloadWaiters = []
-        reloadInFlight = false
-        setDuringReload = (nil, nil)
-        if reloadAgain {
-            reloadAgain = false
-            reloadWaiters = nextReloadWaiters
-            nextReloadWaiters = []
-            reloadInFlight = true
+        for waiter in waiters { out.append(.reply(waiter, reply)) }
+        reload = .idle
+        if let again {
+            reload = .running(waiters: again, setDuring: SetDuringReload(), again: nil)
             out.append(.startReload)
         }
     }
 
-    mutating func stop(_ out: inout [EngineEffect]) {
-        stopping = true
+    mutating func stop(now: Double, _ out: inout [EngineEffect]) {
         out.append(.log(LogLine(.info, "stopping")))
         if let current = playing {
-            playing = nil
+            // Its outcome is said (a boundary interrupted by SIGTERM is not silently lost), and it
+            // ends with a short fade, not a click.
             out.append(.fadeOut(id: current.id))
+            ended(current, &out)
+            record(Outcome(.cut, boundary: current.boundary, at: current.local.rfc3339, text: current.text, reason: .stopping), &out)
         }
         for boundary in Set(waiters.map(\.boundary)) {
             resolveWaiters(boundary, .error("not announced: the daemon is stopping", kind: .stale), &out)

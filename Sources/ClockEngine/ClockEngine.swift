@@ -2,8 +2,9 @@ import FoundationEssentials
 import TalkingClockCore
 
 /// The daemon's decisions as one value: events in, effects out, `now` (the daemon's clock, in
-/// seconds) passed in. No file descriptor, no clock read, no Glibc: the shell (`ClockDaemon`) owns
-/// those and executes the effects; the simulated year drives this same value with a manual clock.
+/// seconds) passed in. No file descriptor, no clock read, no Glibc: `EngineDriver` carries out the
+/// effects through its ports (Linux ports in the daemon, embedded ports in the tests), so the
+/// simulated year and the daemon run this same value.
 public struct ClockEngine: Sendable {
     /// What does not change while the daemon runs.
     public struct Options: Sendable {
@@ -11,7 +12,7 @@ public struct ClockEngine: Sendable {
         /// `announce --next` as its own process: announce the next boundary within `maxWait`, then exit.
         public var oneShot: Bool
         public var maxWait: Double
-        /// Seconds before a boundary (before its chime's pre-roll) at which the device is opened.
+        /// Real seconds before a boundary (before its chime's pre-roll) at which the device is opened.
         public var lead: Double
         /// The daemon clock's rate against real time (a fast simulated clock: > 1).
         public var rate: Double
@@ -25,18 +26,45 @@ public struct ClockEngine: Sendable {
         }
     }
 
+    /// The announcement the ports are opening or playing.
     struct Playing: Sendable {
         var id: Int
         var boundary: Int?
         var anchor: Double?
         var text: String
         var local: LocalDateTime
+        /// Seconds of sound after the anchor's first sample.
         var soundAfterAnchor: Double
+        var media: MediaPlan
         var opened = false
         var anchorPlayed = false
-        /// The `say` waiting for the device to open.
+        /// The `say` waiting for the device to open, and what to tell it then.
         var sayReply: ReplyTo?
         var sayReplyText: String = ""
+    }
+
+    /// Words handed (or to be handed) to speech-dispatcher whose outcome waits for its answer.
+    struct Speaking: Sendable {
+        var id: Int
+        var boundary: Int?
+        var local: LocalDateTime
+        var text: String
+        /// The outcome is the speech's own (no chime played beside it).
+        var decides: Bool
+        var sayReply: ReplyTo?
+    }
+
+    /// A reload in progress, as one value (swift-nio-http2's connection states): who waits for its
+    /// answer, what was set while it ran, and whether another was asked for meanwhile.
+    enum ReloadPhase: Sendable {
+        case idle
+        case running(waiters: [ReplyTo], setDuring: SetDuringReload, again: [ReplyTo]?)
+    }
+
+    /// `volume` and `chime` set while a reload runs: applied on top of what it loads.
+    struct SetDuringReload: Sendable {
+        var volume: Int?
+        var chime: ChimeStyle?
     }
 
     public let options: Options
@@ -46,21 +74,22 @@ public struct ClockEngine: Sendable {
     /// The boundary the timer waits for.
     public internal(set) var armed: Int?
     var playing: Playing?
-    var nextPlayID = 1
+    var speaking: [Speaking] = []
+    /// Words waiting for their instant (the `.speech` timer).
+    var speechDue: Speaking?
+    var nextID = 1
     var waiters: [(boundary: Int, reply: ReplyTo)] = []
-    var pendingSaves: [ReplyTo: (state: PersistentState, reply: ControlReply)] = [:]
+    /// Mutes asked for and not yet on disk, in order: every save writes the newest of them.
+    /// `savesThen`: how many saves had been asked for once its own was.
+    var pendingMutes: [(reply: ReplyTo, mute: MuteState, savesThen: Int)] = []
+    /// Saves asked for so far.
+    var saves = 0
     public internal(set) var last: Outcome?
     /// Set when the state file could not be read at start; shown until the user sets the mute.
     public internal(set) var stateWarning: String?
-    var reloadInFlight = false
-    var reloadAgain = false
-    var reloadWaiters: [ReplyTo] = []
-    var nextReloadWaiters: [ReplyTo] = []
-    /// `volume` and `chime` set while a reload is in flight: applied on top of what it loads.
-    var setDuringReload: (volume: Int?, chime: ChimeStyle?) = (nil, nil)
-    var stopping = false
+    var reload = ReloadPhase.idle
     var lastStatus: StatusReport?
-    var statusTimerAt: Double?
+    var timers: [EngineTimer: Double] = [:]
     var started = false
     /// The boundary whose courtesy look is out (its decision waits for the answer).
     var looking: Int?
@@ -82,6 +111,19 @@ public struct ClockEngine: Sendable {
     public var playingBoundary: Int? { playing?.boundary }
     var timerDriven: Bool { driver == .timer && !options.oneShot }
 
+    /// Asks for the state file to hold `persistable` (a later save supersedes an earlier one).
+    mutating func save(for request: ReplyTo? = nil, _ out: inout [EngineEffect]) {
+        saves += 1
+        out.append(.save(persistable, for: request))
+    }
+
+    /// What the state file should hold now: the state in effect with the newest mute asked for.
+    var persistable: PersistentState {
+        var state = scheduler.state
+        if let newest = pendingMutes.last { state.mute = newest.mute }
+        return state
+    }
+
     // MARK: - Events
 
     /// Handles one event at `now` (the daemon's clock) and returns what to do, in order.
@@ -89,8 +131,13 @@ public struct ClockEngine: Sendable {
         var out: [EngineEffect] = []
         switch event {
         case .start: start(now: now, &out)
-        case .timer(.boundary, let clockWasSet, let zone): boundaryTimer(clockWasSet: clockWasSet, zone: zone, now: now, &out)
-        case .timer(.status, _, _): statusTimerAt = nil
+        case .timer(let which, let clockWasSet, let zone):
+            timers[which] = nil
+            switch which {
+            case .boundary: boundaryTimer(clockWasSet: clockWasSet, zone: zone, now: now, &out)
+            case .status: break  // `finish` re-arms it
+            case .speech: speechTimer(now: now, &out)
+            }
         case .zoneChanged(let z): zoneChanged(z, now: now, &out)
         case .control(let request, let replyTo): control(request, replyTo, now: now, &out)
         case .playback(let id, let report): playback(id, report, now: now, &out)
@@ -100,13 +147,13 @@ public struct ClockEngine: Sendable {
             announce(boundary, findings: findings, now: now, &out)
         case .saved(let replyTo, let error): saved(replyTo, error: error, now: now, &out)
         case .reloaded(let result, let z): reloaded(result, zone: z, now: now, &out)
+        case .spoken(let id, let result): spoken(id, result, &out)
         case .reloadRequested:
             out.append(.log(LogLine(.info, "reload requested", [("signal", "SIGHUP")])))
             requestReload(nil, &out)
-        case .stop: stop(&out)
+        case .stop: stop(now: now, &out)
         }
-        // The playback path: a pump that changed nothing (the usual case, every device period)
-        // does not recompute the status.
+        // The playback path: a pump that changed nothing (the usual case) does not recompute the status.
         if case .playback(_, .pumped) = event, out.isEmpty { return out }
         finish(now: now, &out)
         return out
@@ -130,6 +177,12 @@ public struct ClockEngine: Sendable {
     }
 
     // MARK: Timing
+
+    /// Arms (nil: disarms) one of the engine's timers, saying so only when it changes.
+    mutating func setTimer(_ which: EngineTimer, _ at: Double?, _ out: inout [EngineEffect]) {
+        timers[which] = at
+        out.append(.arm(which, at: at))
+    }
 
     /// Seconds of audio before the anchor of `boundary`'s announcement (the Westminster quarters).
     func preroll(for boundary: Int) -> Double {
@@ -156,13 +209,7 @@ public struct ClockEngine: Sendable {
                     "\(CivilTime.local(stale, in: zone).rfc3339) is no longer the next boundary (the zone, the interval or the clock changed); trigger again",
                     kind: .stale), &out)
         }
-        out.append(.arm(.boundary, at: wakeTime(for: boundary)))
-    }
-
-    mutating func disarm(_ out: inout [EngineEffect]) {
-        guard armed != nil else { return }
-        armed = nil
-        out.append(.arm(.boundary, at: nil))
+        setTimer(.boundary, wakeTime(for: boundary), &out)
     }
 
     mutating func boundaryTimer(clockWasSet: Bool, zone newZone: Zone, now: Double, _ out: inout [EngineEffect]) {
@@ -190,11 +237,12 @@ public struct ClockEngine: Sendable {
     }
 
     /// Asks for the one bounded courtesy look (inside the lead the daemon already woke for); the
-    /// decision waits for its answer. Nothing is looked at between boundaries.
+    /// decision waits for its answer. Nothing is looked at between boundaries. The budget is real
+    /// time: at most a fifth of the lead, so a hung peer cannot use up a fast demo clock's lead.
     mutating func lookThenAnnounce(_ boundary: Int, now: Double, _ out: inout [EngineEffect]) {
         armed = nil
         looking = boundary
-        out.append(.look(boundary: boundary))
+        out.append(.look(boundary: boundary, budget: min(0.2, options.lead / 5)))
     }
 
     mutating func zoneChanged(_ newZone: Zone, now: Double, _ out: inout [EngineEffect]) {
@@ -232,55 +280,50 @@ public struct ClockEngine: Sendable {
         if let current = playing, current.boundary != boundary {
             // The boundary always wins: an on-demand `say` that would overlap its lead or pre-roll
             // is cut, and so is the tail of an earlier boundary's announcement.
-            cut(
-                reason: "the boundary \(CivilTime.local(boundary, in: zone).rfc3339) is due", kind: .muted, now: now, &out)
+            cut(.boundaryDue(CivilTime.local(boundary, in: zone).rfc3339), &out)
         }
         let local = CivilTime.local(boundary, in: zone)
         armed = nil
         if !BoundarySchedule.isBoundary(boundary, in: zone, interval: scheduler.config.interval) {
             // Armed in another zone (it changed while we waited, and no watch saw it).
-            record(Outcome(.skipped, boundary: boundary, at: local.rfc3339, reason: "zone-changed", replyKind: .stale), &out)
+            record(Outcome(.skipped, boundary: boundary, at: local.rfc3339, reason: .zoneChanged), &out)
             if timerDriven { arm(scheduler.boundaryToArm(after: nil, now: now, in: zone), now: now, &out) }
             return
         }
-        let decision = scheduler.decide(boundary: boundary, now: now, in: zone)
+        if !findings.timedOut.isEmpty {
+            out.append(.log(LogLine(.notice, "courtesy look timed out", [("parts", findings.timedOut.joined(separator: ", "))])))
+        }
+        // Courtesy: a call or do-not-disturb may make it chime only or silent (folded with the mute,
+        // a skip and quiet hours into one decision); other programs' sound is ducked or paused.
+        let courtesy = CourtesyPolicy.decide(findings, scheduler.config.courtesy)
+        let decision = scheduler.decide(boundary: boundary, now: now, in: zone, courtesy: courtesy)
         switch decision {
         case .skip(_, let local, let reason):
             scheduler.recordSkipped(decision)
-            let kind: ControlErrorKind = [.muted, .quiet, .nothingToPlay].contains(reason) ? .muted : .stale
-            record(Outcome(.skipped, boundary: boundary, at: local.rfc3339, reason: reason.rawValue, replyKind: kind), &out)
-        case .speak(_, let local, var style, let gain):
-            // Courtesy: a call or do-not-disturb may make it chime only or silent; other
-            // programs' sound is ducked or paused while it plays.
-            let courtesy = CourtesyPolicy.decide(findings, scheduler.config.courtesy)
+            var why = OutcomeReason.skipped(reason)
+            if reason == .courtesy {
+                lastCourtesy = courtesy.text
+                switch courtesy {
+                case .skip(let r): why = .courtesy(r)
+                case .chimeOnly(let r, _): why = .courtesyNoChime(r)
+                case .speak: break
+                }
+            }
+            record(Outcome(.skipped, boundary: boundary, at: local.rfc3339, reason: why), &out)
+        case .speak(_, let local, let style, let gain):
             lastCourtesy = courtesy.text
-            if !findings.timedOut.isEmpty {
-                out.append(.log(LogLine(.notice, "courtesy look timed out", [("parts", findings.timedOut.joined(separator: ", "))])))
-            }
-            switch courtesy {
-            case .skip(let reason):
-                let skip = Decision.skip(boundary: boundary, local: local, reason: .courtesy)
-                scheduler.recordSkipped(skip)
-                record(Outcome(.skipped, boundary: boundary, at: local.rfc3339, reason: "courtesy: \(reason.text)", replyKind: .muted), &out)
-            case .chimeOnly(let reason, _) where !style.chime.rings(atMinute: local.minute):
-                let skip = Decision.skip(boundary: boundary, local: local, reason: .courtesy)
-                scheduler.recordSkipped(skip)
-                record(
-                    Outcome(.skipped, boundary: boundary, at: local.rfc3339, reason: "courtesy: \(reason.text), and no chime rings now", replyKind: .muted),
-                    &out)
-            case .chimeOnly(let reason, let media):
-                style.voice = false
+            if case .chimeOnly(let reason, _) = courtesy {
                 out.append(.log(LogLine(.info, "chime only", [("boundary", local.rfc3339), ("reason", reason.text)])))
-                startPlaying(boundary: boundary, local: local, style: style, gain: gain, anchor: Double(boundary), media: media, now: now, &out)
-            case .speak(let media):
-                startPlaying(boundary: boundary, local: local, style: style, gain: gain, anchor: Double(boundary), media: media, now: now, &out)
             }
+            startPlaying(
+                boundary: boundary, local: local, style: style, gain: gain, anchor: Double(boundary), media: courtesy.media,
+                now: now, &out)
         }
         // After a stale skip (a resume), a later boundary that passed within the late limit is next.
         if timerDriven { arm(scheduler.boundaryToArm(after: boundary, now: now, in: zone), now: now, &out) }
     }
 
-    /// Plans and asks the shell to open the device. Returns the failure if it could not be planned.
+    /// Plans and asks the ports to open the device. Returns the failure if it could not be planned.
     @discardableResult
     mutating func startPlaying(
         boundary: Int?, local: LocalDateTime, style: AnnouncementStyle, gain: Float, anchor: Double?, media: MediaPlan = .leave,
@@ -289,44 +332,114 @@ public struct ClockEngine: Sendable {
         var style = style
         if scheduler.config.voiceOutput == .speechDispatcher && style.voice {
             // The words go to the screen reader's speech server (queued behind what it says, at
-            // SSIP priority `message`); the chime still plays as sound.
+            // SSIP priority `message`) at their instant; the chime still plays as sound.
             let text = Phrase.forTime(hour: local.hour, minute: local.minute, style: style.phrase).text
-            out.append(.speakText(text, at: anchor))
             style.voice = false
-            if !style.chime.rings(atMinute: local.minute) || style.chime == .none {
-                let o = Outcome(.spoke, boundary: boundary, at: local.rfc3339, text: text, reason: "speech-dispatcher")
-                if let boundary {
-                    scheduler.recordSpoken(boundary)
-                    out.append(.save(scheduler.state, for: nil))
-                }
-                record(o, &out)
-                if let sayReply { out.append(.reply(sayReply, .ok("speaking \(text) (speech-dispatcher)"))) }
-                return nil
+            let chimeRings = style.chime != .none && style.chime.rings(atMinute: local.minute)
+            let speech = Speaking(
+                id: takeID(), boundary: boundary, local: local, text: text, decides: !chimeRings,
+                sayReply: chimeRings ? nil : sayReply)
+            if let boundary, !chimeRings {
+                scheduler.recordSpoken(boundary)
+                save(&out)
             }
+            if let anchor, anchor > now {
+                if let earlier = speechDue { hand(earlier, &out) }  // still waiting: now rather than never
+                speechDue = speech
+                setTimer(.speech, anchor, &out)
+            } else {
+                hand(speech, &out)
+            }
+            if !chimeRings { return nil }
         }
         let planned: PackFacts.Planned
         do { planned = try pack.plan(local.hour, local.minute, style) } catch {
-            let o = Outcome(.failed, boundary: boundary, at: local.rfc3339, reason: "\(error)", replyKind: .pack)
+            let o = Outcome(.failed, boundary: boundary, at: local.rfc3339, reason: .pack(error.description))
             record(o, &out)
             return o
         }
         guard !planned.timeline.items.isEmpty else {
-            let o = Outcome(
-                .failed, boundary: boundary, at: local.rfc3339, reason: "nothing to play (voice off and no chime)",
-                replyKind: .muted)
+            let o = Outcome(.failed, boundary: boundary, at: local.rfc3339, reason: .nothingToPlay)
             record(o, &out)
             return o
         }
-        let id = nextPlayID
-        nextPlayID += 1
-        let t = planned.timeline
+        var timeline = planned.timeline
+        if let anchor {
+            // Woken too late for the whole pre-roll (a trigger 15 s before a Westminster hour whose
+            // quarters start 16.5 s early): leave out the first strikes so the anchor stays on time.
+            // The margin covers the device's buffer and the first writes.
+            let realLeft = (anchor - now) / options.rate - scheduler.config.outputLatencyMs / 1000 - 0.15
+            let fitted = timeline.droppingStrikes(before: Int(realLeft * Double(timeline.format.sampleRate)))
+            if fitted.dropped > 0 {
+                out.append(
+                    .log(
+                        LogLine(
+                            .notice, "woke too late for the whole chime",
+                            [
+                                ("boundary", local.rfc3339), ("chime_needs_s",
+                                    Format.fixed(Double(timeline.anchorFrame) / Double(timeline.format.sampleRate), 1)),
+                                ("hint", "trigger earlier, e.g. 30 s before the boundary"),
+                                ("strikes_left_out", "\(fitted.dropped)"),
+                            ])))
+                timeline = fitted.timeline
+            }
+        }
+        let id = takeID()
         playing = Playing(
             id: id, boundary: boundary, anchor: anchor, text: planned.plan.phrase.text, local: local,
-            soundAfterAnchor: Double((t.items.map(\.end).max() ?? 0) - t.anchorFrame) / Double(t.format.sampleRate),
-            sayReply: sayReply)
+            soundAfterAnchor: timeline.secondsAfterAnchor, media: media, sayReply: sayReply)
         out.append(
-            .play(PlayRequest(id: id, boundary: boundary, anchor: anchor, planned: planned, gain: gain, local: local, media: media)))
+            .play(
+                PlayRequest(
+                    id: id, boundary: boundary, anchor: anchor, planned: PackFacts.Planned(plan: planned.plan, timeline: timeline),
+                    gain: gain, local: local, device: scheduler.config.device)))
         return nil
+    }
+
+    mutating func takeID() -> Int {
+        defer { nextID += 1 }
+        return nextID
+    }
+
+    // MARK: Speech
+
+    /// The words' instant came (or the clock was set under the wait: late rather than never).
+    mutating func speechTimer(now: Double, _ out: inout [EngineEffect]) {
+        guard let due = speechDue else { return }
+        speechDue = nil
+        hand(due, &out)
+    }
+
+    /// Hands the words over now; the outcome (when the speech decides it) waits for the answer.
+    mutating func hand(_ speech: Speaking, _ out: inout [EngineEffect]) {
+        speaking.append(speech)
+        out.append(.speak(id: speech.id, text: speech.text))
+    }
+
+    mutating func spoken(_ id: Int, _ result: SpeechResult, _ out: inout [EngineEffect]) {
+        guard let i = speaking.firstIndex(where: { $0.id == id }) else { return }
+        let speech = speaking.remove(at: i)
+        switch result {
+        case .spoke:
+            out.append(.log(LogLine(.info, "handed to speech-dispatcher", [("text", speech.text)])))
+            guard speech.decides else { return }
+            record(Outcome(.spoke, boundary: speech.boundary, at: speech.local.rfc3339, text: speech.text, reason: .speechDispatcher), &out)
+            if let reply = speech.sayReply { out.append(.reply(reply, .ok("speaking \(speech.text) (speech-dispatcher)"))) }
+        case .failed(let why):
+            if !speech.decides {
+                out.append(
+                    .log(
+                        LogLine(
+                            .error, "speech-dispatcher failed",
+                            [("reason", why), ("hint", "is speech-dispatcher installed and running? ('spd-say test')")])))
+                return
+            }
+            let o = Outcome(
+                .failed, boundary: speech.boundary, at: speech.local.rfc3339, text: speech.text,
+                reason: .speechDispatcherFailed(why))
+            record(o, &out)
+            if let reply = speech.sayReply { out.append(.reply(reply, .error("failed: \(o.reason!.text)", kind: .device))) }
+        }
     }
 
     // MARK: Playing
@@ -339,49 +452,47 @@ public struct ClockEngine: Sendable {
                 // Opening the device took so long that the time would be said stale: abandon it.
                 playing = nil
                 out.append(.cut(id: id))
-                record(
-                    Outcome(
-                        .failed, boundary: boundary, at: current.local.rfc3339, text: current.text,
-                        reason: "abandoned: the device opened more than late-limit after the boundary", replyKind: .stale),
-                    &out)
+                record(Outcome(.failed, boundary: boundary, at: current.local.rfc3339, text: current.text, reason: .abandoned), &out)
                 return
             }
             current.opened = true
             playing = current
             if let boundary = current.boundary {
-                // At most once, even across a crash in the middle of the announcement.
+                // At most once, even across a restart: the record is saved as it starts (off the
+                // loop; the first sample does not wait for the disk).
                 scheduler.recordSpoken(boundary)
-                out.append(.save(scheduler.state, for: nil))
+                save(&out)
             }
             out.append(.begin(id: id))
+            if current.media != .leave { out.append(.media(.begin(current.media))) }
             if let reply = current.sayReply {
                 playing?.sayReply = nil
                 out.append(.reply(reply, .ok(current.sayReplyText)))
             }
-        case .couldNotStart(let reason, let kind):
+        case .couldNotStart(let reason):
             playing = nil
-            let o = Outcome(.failed, boundary: current.boundary, at: current.local.rfc3339, reason: reason, replyKind: kind)
+            let o = Outcome(.failed, boundary: current.boundary, at: current.local.rfc3339, reason: .device(reason))
             record(o, &out)
-            if let reply = current.sayReply { out.append(.reply(reply, .error("failed: \(reason)", kind: kind))) }
+            if let reply = current.sayReply { out.append(.reply(reply, .error("failed: \(reason)", kind: .device))) }
         case .pumped(let anchorPlayed):
             playing?.anchorPlayed = anchorPlayed
             cutIfStale(now: now, &out)
         case .finished(let onset):
-            playing = nil
-            record(
-                Outcome(.spoke, boundary: current.boundary, at: current.local.rfc3339, text: current.text, onsetErrorMs: onset),
-                &out)
+            ended(current, &out)
+            record(Outcome(.spoke, boundary: current.boundary, at: current.local.rfc3339, text: current.text, onsetErrorMs: onset), &out)
         case .stalled(let reason):
-            playing = nil
-            record(
-                Outcome(.cut, boundary: current.boundary, at: current.local.rfc3339, text: current.text, reason: reason, replyKind: .device),
-                &out)
+            ended(current, &out)
+            record(Outcome(.cut, boundary: current.boundary, at: current.local.rfc3339, text: current.text, reason: .stalled(reason)), &out)
         case .failed(let reason):
-            playing = nil
-            record(
-                Outcome(.failed, boundary: current.boundary, at: current.local.rfc3339, text: current.text, reason: reason, replyKind: .device),
-                &out)
+            ended(current, &out)
+            record(Outcome(.failed, boundary: current.boundary, at: current.local.rfc3339, text: current.text, reason: .device(reason)), &out)
         }
+    }
+
+    /// The announcement is over (played, failed, cut): other programs' sound comes back.
+    mutating func ended(_ current: Playing, _ out: inout [EngineEffect]) {
+        playing = nil
+        if current.opened && current.media != .leave { out.append(.media(.end)) }
     }
 
     /// Cuts the announcement playing if the machine slept, or the clock was stepped forward, while
@@ -391,18 +502,16 @@ public struct ClockEngine: Sendable {
         let slack = max(scheduler.config.lateLimit / options.rate, 1)
         let sound = current.anchorPlayed ? current.soundAfterAnchor : 0
         guard now > anchor + (sound + slack) * options.rate else { return }
-        cut(reason: "stale: the clock moved past it (suspend or clock step)", kind: .stale, now: now, &out)
+        cut(.stale, &out)
     }
 
     /// Cuts the announcement playing (or opening): its outcome is `cut` with `reason`.
-    mutating func cut(reason: String, kind: ControlErrorKind, now: Double, _ out: inout [EngineEffect]) {
+    mutating func cut(_ reason: OutcomeReason, _ out: inout [EngineEffect]) {
         guard let current = playing else { return }
-        playing = nil
         out.append(.cut(id: current.id))
-        record(
-            Outcome(.cut, boundary: current.boundary, at: current.local.rfc3339, text: current.text, reason: reason, replyKind: kind),
-            &out)
-        if let reply = current.sayReply { out.append(.reply(reply, .error("cut before it started: \(reason)", kind: kind))) }
+        ended(current, &out)
+        record(Outcome(.cut, boundary: current.boundary, at: current.local.rfc3339, text: current.text, reason: reason), &out)
+        if let reply = current.sayReply { out.append(.reply(reply, .error("cut before it started: \(reason.text)", kind: reason.replyKind))) }
     }
 
     /// The one place an outcome is made known: last, the log, MQTT, and the waiters' replies.
@@ -470,9 +579,14 @@ public struct ClockEngine: Sendable {
         }
         var due: Double?
         if case .mutedUntil(let end) = scheduler.state.mute, Double(end) > now { due = Double(end) }
-        if due != statusTimerAt {
-            statusTimerAt = due
-            out.append(.arm(.status, at: due))
-        }
+        if due != timers[.status] { setTimer(.status, due, &out) }
+    }
+}
+
+extension Timeline {
+    /// Seconds of sound after the anchor's first sample (how long the announcement is heard after
+    /// its instant).
+    public var secondsAfterAnchor: Double {
+        Double((items.map(\.end).max() ?? 0) - anchorFrame) / Double(format.sampleRate)
     }
 }

@@ -1,12 +1,12 @@
 import FoundationEssentials
 import TalkingClockCore
 
-/// What the engine knows of the sound pack in use: its name and how it plans one time of day.
-/// A value the shell builds from the decoded pack (tests build it from a fixture vocabulary), so
-/// the engine never touches a file or a decoder.
-public struct PackFacts: Sendable {
+/// What the engine knows of the sound pack in use, as data: its name, how it lays clips out, how
+/// long each clip is and what each chime style rings. The shell builds it from the decoded pack
+/// (tests from a fixture vocabulary), so the engine is pure by type: it cannot decode or read.
+public struct PackFacts: Sendable, Hashable {
     /// One time of day planned: the words and strikes, and their timeline (frames, the anchor).
-    public struct Planned: Sendable {
+    public struct Planned: Sendable, Hashable {
         public var plan: AnnouncementPlan
         public var timeline: Timeline
         public init(plan: AnnouncementPlan, timeline: Timeline) {
@@ -15,20 +15,61 @@ public struct PackFacts: Sendable {
         }
     }
 
-    public var name: String
-    /// Plans `hour:minute` in a style; throws a sentence naming what the pack lacks.
-    public var plan: @Sendable (_ hour: Int, _ minute: Int, _ style: AnnouncementStyle) throws -> Planned
-    /// nil if the pack can ring the chime style, else why not.
-    public var chimeProblem: @Sendable (ChimeStyle) -> String?
-
-    public init(
-        name: String, plan: @escaping @Sendable (Int, Int, AnnouncementStyle) throws -> Planned,
-        chimeProblem: @escaping @Sendable (ChimeStyle) -> String?
-    ) {
-        self.name = name
-        self.plan = plan
-        self.chimeProblem = chimeProblem
+    /// What a chime style does with this pack: the pattern it rings (nil for `none`), or why it
+    /// cannot be rung (the sentence names the pack and the fix).
+    public enum Chime: Sendable, Hashable {
+        case rings(ChimePattern?)
+        case cannot(String)
     }
+
+    public var name: String
+    /// Where the pack is (for messages).
+    public var location: String
+    public var layout: PackLayout
+    /// Frames of every clip, in the pack's stream format.
+    public var clipFrames: [String: Int]
+    /// Every chime style, what it does with this pack.
+    public var chimes: [ChimeStyle: Chime]
+
+    public init(name: String, location: String, layout: PackLayout, clipFrames: [String: Int], chimes: [ChimeStyle: Chime]) {
+        self.name = name
+        self.location = location
+        self.layout = layout
+        self.clipFrames = clipFrames
+        self.chimes = chimes
+    }
+
+    /// nil if the pack can ring the chime style, else why not.
+    public func chimeProblem(_ style: ChimeStyle) -> String? {
+        if case .cannot(let why) = chimes[style] ?? .cannot("sound pack '\(name)' does not know chime \(style.rawValue)") {
+            return why
+        }
+        return nil
+    }
+
+    /// Plans `hour:minute` in a style: the words and strikes and their timeline. Throws a sentence
+    /// naming what the pack lacks.
+    public func plan(_ hour: Int, _ minute: Int, _ style: AnnouncementStyle) throws(PlanFailure) -> Planned {
+        let pattern: ChimePattern?
+        switch chimes[style.chime] ?? .rings(nil) {
+        case .rings(let p): pattern = p
+        case .cannot(let why): throw PlanFailure(why)
+        }
+        let plan: AnnouncementPlan
+        do {
+            plan = try AnnouncementPlan.make(
+                hour: hour, minute: minute, style: style, pattern: pattern, available: Set(clipFrames.keys))
+        } catch {
+            throw PlanFailure("Sound pack '\(name)' (\(location)): \(error.description)")
+        }
+        return Planned(plan: plan, timeline: layout.timeline(for: plan) { clipFrames[$0] ?? 0 })
+    }
+}
+
+/// Why a pack cannot say a time: one sentence naming the pack and what it lacks.
+public struct PlanFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// A configuration and its pack, adopted together (at start and by a reload).
@@ -54,7 +95,7 @@ public struct SettingsFailure: Error, Sendable, Equatable {
     }
 }
 
-/// Who a reply goes to: an opaque number the shell maps to a socket client, an MQTT reply topic or
+/// Who a reply goes to: an opaque number the driver maps to a socket client, an MQTT reply topic or
 /// the one-shot run itself.
 public struct ReplyTo: Hashable, Sendable {
     public var id: Int
@@ -63,12 +104,98 @@ public struct ReplyTo: Hashable, Sendable {
     public static let oneShot = ReplyTo(0)
 }
 
-/// The engine's timers. Each is one absolute instant on the daemon's clock, or disarmed.
-public enum EngineTimer: Hashable, Sendable {
+/// The engine's timers, by kind. Each is one absolute instant on the daemon's clock, or disarmed;
+/// the ports keep one timer per kind, so a new kind needs no change to any shell.
+public enum EngineTimer: Hashable, Sendable, CaseIterable {
     /// The wake-up for the boundary armed (its lead and pre-roll before it).
     case boundary
     /// The next instant at which the status changes by itself (a timed mute running out).
     case status
+    /// `voice-output = "speech-dispatcher"`: the instant to hand the words over.
+    case speech
+}
+
+/// Why an announcement ended as it did, or never started: one value with one rendering (`text`)
+/// that the log, the reply, MQTT `event`, `status` and the state's `last` all show.
+public enum OutcomeReason: Hashable, Sendable {
+    /// The scheduler's reason for not speaking a boundary (`muted`, `quiet`, `stale`, …).
+    case skipped(SkipReason)
+    /// Armed in a zone that changed under it: not a boundary in the zone in effect.
+    case zoneChanged
+    /// A call or do-not-disturb, as `[courtesy]` says (silent).
+    case courtesy(CourtesyReason)
+    /// A call or do-not-disturb asks for the chime only, and no chime rings at this minute.
+    case courtesyNoChime(CourtesyReason)
+    /// A `say` (or an earlier boundary's tail) cut for the boundary at this local time.
+    case boundaryDue(String)
+    /// The machine slept or the clock was stepped past it while it waited or played.
+    case stale
+    /// `skip` while it played.
+    case skipRequested
+    /// A later `say` replaced it.
+    case replacedBySay
+    /// Muted while it waited for its boundary or played.
+    case muted
+    /// The daemon was stopped (SIGTERM, SIGINT) while it played.
+    case stopping
+    /// The device took so long to open that the time would have been said stale.
+    case abandoned
+    /// The pack cannot say it (the sentence names what is missing).
+    case pack(String)
+    /// The voice is off and no chime rings.
+    case nothingToPlay
+    /// The sound device could not be opened or failed (ALSA's sentence).
+    case device(String)
+    /// The device stopped taking audio, or stopped answering, for the stall limit.
+    case stalled(String)
+    /// Spoken by handing the words to speech-dispatcher.
+    case speechDispatcher
+    /// speech-dispatcher did not take the words (not running, refused, or no answer in time).
+    case speechDispatcherFailed(String)
+
+    /// The reason in words, the same on every surface (the scheduler's reasons keep their
+    /// machine-readable names: `muted`, `already-spoken`, …).
+    public var text: String {
+        switch self {
+        case .skipped(let reason): reason.rawValue
+        case .zoneChanged: "zone-changed"
+        case .courtesy(let reason): "courtesy: \(reason.text)"
+        case .courtesyNoChime(let reason): "courtesy: \(reason.text), and no chime rings now"
+        case .boundaryDue(let at): "the boundary \(at) is due"
+        case .stale: "stale: the clock moved past it (suspend or clock step)"
+        case .skipRequested: "skip requested"
+        case .replacedBySay: "replaced by another say"
+        case .muted: "muted"
+        case .stopping: "the daemon is stopping"
+        case .abandoned: "abandoned: the device opened more than late-limit after the boundary"
+        case .pack(let sentence), .device(let sentence), .stalled(let sentence): sentence
+        case .nothingToPlay: "nothing to play (voice off and no chime)"
+        case .speechDispatcher: "speech-dispatcher"
+        case .speechDispatcherFailed(let why): "speech-dispatcher: \(why)"
+        }
+    }
+
+    /// The reply kind (and so the exit status) of anyone waiting on an announcement that ended so.
+    public var replyKind: ControlErrorKind {
+        switch self {
+        case .skipped(.muted), .skipped(.quiet), .skipped(.nothingToPlay), .skipped(.courtesy): .muted
+        case .skipped: .stale
+        case .zoneChanged, .stale, .abandoned: .stale
+        case .courtesy, .courtesyNoChime, .boundaryDue, .skipRequested, .replacedBySay, .muted, .nothingToPlay: .muted
+        case .stopping: .stale
+        case .pack: .pack
+        case .device, .stalled, .speechDispatcherFailed: .device
+        case .speechDispatcher: .usage
+        }
+    }
+
+    /// Whether the clock moved under it (a suspend or a clock step): worth a warning in the log.
+    public var isStale: Bool {
+        switch self {
+        case .skipped(.stale), .stale: true
+        default: false
+        }
+    }
 }
 
 /// How one announcement ended or why it never started: the one outcome that the log, the reply, MQTT
@@ -84,16 +211,12 @@ public struct Outcome: Hashable, Sendable {
     public var at: String
     /// The words spoken, or that would have been ("" when not planned).
     public var text: String
-    /// The scheduler's reason (`muted`, `stale`, …) or a sentence.
-    public var reason: String?
+    public var reason: OutcomeReason?
     /// Where the anchor's first sample landed against its instant (spoke only).
     public var onsetErrorMs: Double?
-    /// The reply kind for anyone waiting on it (not for `spoke`).
-    public var replyKind: ControlErrorKind
 
     public init(
-        _ kind: Kind, boundary: Int?, at: String, text: String = "", reason: String? = nil, onsetErrorMs: Double? = nil,
-        replyKind: ControlErrorKind = .usage
+        _ kind: Kind, boundary: Int?, at: String, text: String = "", reason: OutcomeReason? = nil, onsetErrorMs: Double? = nil
     ) {
         self.kind = kind
         self.boundary = boundary
@@ -101,13 +224,15 @@ public struct Outcome: Hashable, Sendable {
         self.text = text
         self.reason = reason
         self.onsetErrorMs = onsetErrorMs
-        self.replyKind = replyKind
     }
+
+    /// The reply kind for anyone waiting on it (not for `spoke`).
+    public var replyKind: ControlErrorKind { reason?.replyKind ?? .usage }
 
     /// `status`'s and the state's `last.result`: "spoke", "skipped: muted", "cut: stale", "failed: …".
     public var result: String {
         guard let reason else { return kind.rawValue }
-        return "\(kind.rawValue): \(reason)"
+        return "\(kind.rawValue): \(reason.text)"
     }
 
     /// MQTT `event`.
@@ -120,7 +245,7 @@ public struct Outcome: Hashable, Sendable {
             case .failed: .failed
             }
         return AnnouncementEvent(
-            kind, boundary: boundary == nil ? nil : at, text: text.isEmpty ? nil : text, reason: reason,
+            kind, boundary: boundary == nil ? nil : at, text: text.isEmpty ? nil : text, reason: reason?.text,
             onsetErrorMs: onsetErrorMs)
     }
 
@@ -131,12 +256,13 @@ public struct Outcome: Hashable, Sendable {
 
     /// The reply owed to an `announce` (or the one-shot run) waiting on this boundary.
     public var reply: ControlReply {
+        let why = reason?.text
         switch kind {
         case .spoke:
             return .ok("spoke \(at) \"\(text)\"" + (onsetErrorMs.map { " (onset \(Format.fixed($0, 3, sign: true)) ms)" } ?? ""))
-        case .skipped: return .error("\(at) not announced: \(reason ?? "skipped")", kind: replyKind)
-        case .cut: return .error("announcement of \(at) cut: \(reason ?? "cut")", kind: replyKind)
-        case .failed: return .error("announcement of \(at) failed: \(reason ?? "failed")", kind: replyKind)
+        case .skipped: return .error("\(at) not announced: \(why ?? "skipped")", kind: replyKind)
+        case .cut: return .error("announcement of \(at) cut: \(why ?? "cut")", kind: replyKind)
+        case .failed: return .error("announcement of \(at) failed: \(why ?? "failed")", kind: replyKind)
         }
     }
 
@@ -144,14 +270,15 @@ public struct Outcome: Hashable, Sendable {
     public var logLine: LogLine {
         var meta: [(String, String)] = [(boundary == nil ? "say_at" : "boundary", at)]
         if !text.isEmpty { meta.append(("text", text)) }
-        if let reason { meta.append(("reason", reason)) }
+        if let reason { meta.append(("reason", reason.text)) }
         if let onsetErrorMs { meta.append(("onset_error_ms", Format.fixed(onsetErrorMs, 3))) }
+        let stale = reason?.isStale == true
         switch kind {
         case .spoke: return LogLine(.info, "spoke", meta)
-        case .skipped: return LogLine(reason == SkipReason.stale.rawValue ? .warning : .info, "skipped", meta)
+        case .skipped: return LogLine(stale ? .warning : .info, "skipped", meta)
         case .cut:
             meta.append(("kind", boundary == nil ? "say" : "boundary"))
-            return LogLine(reason?.hasPrefix("stale") == true ? .warning : .info, "announcement cut", meta)
+            return LogLine(stale ? .warning : .info, "announcement cut", meta)
         case .failed: return LogLine(.error, "announcement failed", meta)
         }
     }
@@ -175,9 +302,13 @@ public struct LogLine: Sendable, Equatable {
     public static func == (a: LogLine, b: LogLine) -> Bool {
         a.level == b.level && a.message == b.message && a.metadata.map { $0.0 + "=" + $0.1 } == b.metadata.map { $0.0 + "=" + $0.1 }
     }
+
+    /// The value of the first metadata entry named `key`.
+    public subscript(key: String) -> String? { metadata.first { $0.0 == key }?.1 }
 }
 
-/// One announcement to play, planned once: the shell renders it, opens the device and plays it
+/// One announcement to play, planned once by the engine (with the strikes a late wake-up has no
+/// time for already left out): the ports render it from the pack, open the output and play it
 /// anchored at `anchor` (a clock instant), or at once when `anchor` is nil.
 public struct PlayRequest: Sendable {
     public var id: Int
@@ -186,33 +317,47 @@ public struct PlayRequest: Sendable {
     public var planned: PackFacts.Planned
     public var gain: Float
     public var local: LocalDateTime
-    /// What to do with other programs' sound while it plays (duck, pause, leave).
-    public var media: MediaPlan = .leave
+    /// The device it plays on (the config's `device`).
+    public var device: String
     public var text: String { planned.plan.phrase.text }
 }
 
-/// How playing went, as the shell reports it.
+/// How playing went, as the driver reports it.
 public enum PlaybackReport: Sendable, Equatable {
-    /// The device is open and the session made; nothing is written until `.begin`.
+    /// The device is open and the announcement ready; nothing is written until `.begin`.
     case opened
-    /// The device could not be opened (or the plan could not be rendered).
-    case couldNotStart(reason: String, kind: ControlErrorKind)
-    /// One pump of the session: whether the anchor has been written.
+    /// The device could not be opened (or did not answer in time).
+    case couldNotStart(reason: String)
+    /// Progress of the announcement playing: whether its anchor has been heard.
     case pumped(anchorPlayed: Bool)
     /// Every frame played; where the anchor landed against its instant.
     case finished(onsetErrorMs: Double?)
     /// The device failed mid-way.
     case failed(reason: String)
-    /// The device stopped taking audio for the stall limit (a sound server corking the stream
-    /// for a call, a suspended sink).
+    /// The device stopped taking audio, or stopped answering, for the stall limit (a sound server
+    /// corking the stream for a call, a suspended sink, a sound server that hangs).
     case stalled(reason: String)
+}
+
+/// What the other programs' sound should do around the clock's voice (ducked, paused, left).
+public enum MediaChange: Sendable, Equatable {
+    /// The announcement starts: duck or pause as planned.
+    case begin(MediaPlan)
+    /// It ended (finished, cut or failed): restore what `begin` changed.
+    case end
+}
+
+/// What handing words to speech-dispatcher came to.
+public enum SpeechResult: Sendable, Equatable {
+    case spoke
+    case failed(String)
 }
 
 /// Everything that happens to the daemon.
 public indirect enum EngineEvent: Sendable {
     /// The loop is ready (the daemon's first event).
     case start
-    /// A timer's instant came. `clockWasSet`: the wall clock was stepped (the boundary timer is an
+    /// A timer's instant came. `clockWasSet`: the wall clock was stepped (a wall-clock timer is an
     /// absolute CLOCK_REALTIME timer that is cancelled on a step). `zone`: the zone in effect now.
     case timer(EngineTimer, clockWasSet: Bool, zone: Zone)
     /// The zone in effect changed (a watch saw /etc/localtime or the zone file replaced).
@@ -226,6 +371,8 @@ public indirect enum EngineEvent: Sendable {
     case saved(ReplyTo, error: String?)
     /// A reload's result (read and decoded off the loop).
     case reloaded(Result<EngineSettings, SettingsFailure>, zone: Zone)
+    /// speech-dispatcher answered (or did not, in time) for the words of `id`.
+    case spoken(id: Int, SpeechResult)
     /// SIGHUP.
     case reloadRequested
     /// SIGTERM or SIGINT.
@@ -236,21 +383,24 @@ public indirect enum EngineEvent: Sendable {
 public indirect enum EngineEffect: Sendable {
     /// Arm a timer at a clock instant; nil disarms it.
     case arm(EngineTimer, at: Double?)
-    /// Look, once and within a bounded time, for a call, do-not-disturb and media playing before
-    /// `boundary` (off the loop); answer with `.courtesy`.
-    case look(boundary: Int)
+    /// Look, once and within `budget` real seconds, for a call, do-not-disturb and media playing
+    /// before `boundary` (off the loop); answer with `.courtesy`.
+    case look(boundary: Int, budget: Double)
     /// Open the device and prepare this announcement (report `.opened` or `.couldNotStart`).
     case play(PlayRequest)
-    /// `voice-output = "speech-dispatcher"`: hand the words to the screen reader's speech server
-    /// at this clock instant (nil: now), queued behind what it is saying.
-    case speakText(String, at: Double?)
-    /// Start writing the prepared announcement (after its record was saved).
+    /// Hand the words to speech-dispatcher now, queued behind what it is saying; answer with
+    /// `.spoken(id, …)`.
+    case speak(id: Int, text: String)
+    /// Start writing the prepared announcement.
     case begin(id: Int)
-    /// Stop the announcement playing now (its remaining clips report interrupted).
+    /// Stop the announcement playing now.
     case cut(id: Int)
     /// The daemon is stopping: end the announcement playing with a short fade, not a click.
     case fadeOut(id: Int)
-    /// Save the persistent state; with a request, report `.saved` for it.
+    /// Duck or pause other programs' sound, or restore it.
+    case media(MediaChange)
+    /// Save the persistent state; with a request, report `.saved` for it. The ports may write off
+    /// the loop and later; a later save supersedes an earlier one not yet written.
     case save(PersistentState, for: ReplyTo?)
     case reply(ReplyTo, ControlReply)
     case outcome(Outcome)

@@ -63,3 +63,22 @@ public enum UserPaths {
         }
     }
 }
+
+/// Where the control socket lives: `$XDG_RUNTIME_DIR/talking-clock/control.sock`
+/// (falling back to `/run/user/UID`, then `/tmp/talking-clock-UID`).
+public enum ControlPaths {
+    /// `environment` nil reads the process's own (one `getenv`: every client command starts here, and
+    /// copying the whole environment into a dictionary costs a bare `say` ~0.1 ms).
+    public static func directory(environment: [String: String]? = nil) -> String {
+        let runtime = environment.map { $0["XDG_RUNTIME_DIR"] } ?? getenv("XDG_RUNTIME_DIR").map { String(cString: $0) }
+        if let runtime, !runtime.isEmpty { return runtime + "/talking-clock" }
+        let uid = String(getuid())
+        let run = "/run/user/" + uid
+        if access(run, F_OK) == 0 { return run + "/talking-clock" }
+        return "/tmp/talking-clock-" + uid
+    }
+
+    public static func socket(environment: [String: String]? = nil) -> String {
+        directory(environment: environment) + "/control.sock"
+    }
+}

@@ -1,7 +1,9 @@
 import DesktopBus
+import EventLoop
 import FoundationEssentials
 import Glibc
 import SoundServer
+import Synchronization
 import TalkingClockCore
 
 /// One bounded look at the desktop, just before a boundary: a call, do-not-disturb, media
@@ -39,98 +41,58 @@ public enum CourtesyLook {
     static let soundServerPart = "sound server"
     static let busPart = "session bus"
 
-    /// The parts' results, filled in under the mutex and signalled on the condition variable
-    /// (CLOCK_MONOTONIC); ignored once `closed`. Plain pthreads, not Dispatch or Swift
-    /// concurrency, whose runtime threads would wake the process every second afterwards.
-    final class Box: @unchecked Sendable {
-        private var mutex = pthread_mutex_t()
-        private var condition = pthread_cond_t()
-        private var findings = CourtesyFindings()
-        private var finished: Set<String> = []
-        private var reported = 0
-        private var closed = false
-
-        init() {
-            pthread_mutex_init(&mutex, nil)
-            var attributes = pthread_condattr_t()
-            pthread_condattr_init(&attributes)
-            pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-            pthread_cond_init(&condition, &attributes)
-            pthread_condattr_destroy(&attributes)
+    /// The parts' results, filled in under the lock, each part giving the latch once it has
+    /// reported; ignored once `closed`.
+    final class Box: Sendable {
+        struct State {
+            var findings = CourtesyFindings()
+            var finished: Set<String> = []
+            var reported = 0
+            var closed = false
         }
+        private let state = Mutex(State())
+        /// Given by each part as it reports (nil: no latch could be made; the look waits for nothing).
+        private let reported: Latch?
 
-        deinit {
-            pthread_cond_destroy(&condition)
-            pthread_mutex_destroy(&mutex)
-        }
+        init() { reported = try? Latch() }
 
         /// `completed` false: the part gave up at its deadline (it is named in `timedOut`).
         func deliver(_ partial: CourtesyFindings, from name: String, completed: Bool) {
-            pthread_mutex_lock(&mutex)
-            if !closed {
-                reported += 1
-                pthread_cond_broadcast(&condition)
+            state.withLock { s in
+                guard !s.closed else { return }
+                s.reported += 1
+                guard completed else { return }
+                if let call = partial.call { s.findings.call = call }
+                if let dnd = partial.doNotDisturb { s.findings.doNotDisturb = dnd }
+                s.findings.playingStreams += partial.playingStreams
+                s.findings.playingPlayers += partial.playingPlayers
+                s.finished.insert(name)
             }
-            if !closed && completed {
-                if let call = partial.call { findings.call = call }
-                if let dnd = partial.doNotDisturb { findings.doNotDisturb = dnd }
-                findings.playingStreams += partial.playingStreams
-                findings.playingPlayers += partial.playingPlayers
-                finished.insert(name)
-                pthread_cond_broadcast(&condition)
-            }
-            pthread_mutex_unlock(&mutex)
+            reported?.signal()
         }
 
         /// Waits until every part has delivered or `deadline` passes; then closes the box.
         func collect(parts: [String], until deadline: Date, speechDispatcher: Bool) -> CourtesyFindings {
-            var now = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &now)
-            let left = max(0, deadline.timeIntervalSinceNow)
-            var end = timespec(tv_sec: now.tv_sec + Int(left), tv_nsec: now.tv_nsec + Int((left - left.rounded(.down)) * 1e9))
-            if end.tv_nsec >= 1_000_000_000 {
-                end.tv_sec += 1
-                end.tv_nsec -= 1_000_000_000
+            while state.withLock({ $0.reported < parts.count }) {
+                let left = deadline.timeIntervalSinceNow
+                guard left > 0, let reported, reported.wait(timeout: left) else { break }
             }
-            pthread_mutex_lock(&mutex)
-            while reported < parts.count {
-                if pthread_cond_timedwait(&condition, &mutex, &end) == ETIMEDOUT { break }
+            return state.withLock { s in
+                s.closed = true
+                var result = s.findings
+                result.speechDispatcher = speechDispatcher
+                result.timedOut = parts.filter { !s.finished.contains($0) }
+                return result
             }
-            closed = true
-            var result = findings
-            result.speechDispatcher = speechDispatcher
-            result.timedOut = parts.filter { !finished.contains($0) }
-            pthread_mutex_unlock(&mutex)
-            return result
         }
     }
 
-    /// One part of the look, on a detached thread of its own.
-    final class Part {
-        let box: Box
-        let name: String
-        /// Fills in its findings; false when it ran out of time.
-        let work: (inout CourtesyFindings) -> Bool
-        init(box: Box, name: String, work: @escaping (inout CourtesyFindings) -> Bool) {
-            self.box = box
-            self.name = name
-            self.work = work
-        }
-        func run() {
+    static func start(_ box: Box, _ name: String, _ work: @escaping @Sendable (inout CourtesyFindings) -> Bool) {
+        // No thread could be made: this part finds nothing (and is named as timed out).
+        Threads.spawn {
             var partial = CourtesyFindings()
             let completed = work(&partial)
             box.deliver(partial, from: name, completed: completed)
-        }
-    }
-
-    static func start(_ box: Box, _ name: String, _ work: @escaping (inout CourtesyFindings) -> Bool) {
-        let part = Unmanaged.passRetained(Part(box: box, name: name, work: work)).toOpaque()
-        var thread = pthread_t()
-        if pthread_create(&thread, nil, partMain, part) == 0 {
-            pthread_detach(thread)
-        } else {
-            // No thread could be made: this part finds nothing.
-            Unmanaged<Part>.fromOpaque(part).release()
         }
     }
 
@@ -181,9 +143,4 @@ public enum CourtesyLook {
         let path = runtime + "/speech-dispatcher/speechd.sock"
         return FileManager.default.fileExists(atPath: path) ? path : nil
     }
-}
-
-private func partMain(_ raw: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
-    Unmanaged<CourtesyLook.Part>.fromOpaque(raw!).takeRetainedValue().run()
-    return nil
 }

@@ -10,7 +10,7 @@ import FoundationEssentials
 
 /// The daemon's notion of "now": the real wall clock, shifted by `--clock-offset`, or a
 /// simulated clock (`--fake-clock START --clock-rate R`) that runs R times faster than real time.
-public struct ClockSource: Sendable {
+public struct ClockSource: Sendable, CustomStringConvertible {
     public let offset: Double
     public let fakeStart: Double?
     public let rate: Double
@@ -24,6 +24,13 @@ public struct ClockSource: Sendable {
     }
 
     public var isReal: Bool { fakeStart == nil && offset == 0 }
+
+    /// "real", "offset +3600 s", "simulated from 1767225590 at 20x": for the log and `status`.
+    public var description: String {
+        if let fakeStart { return "simulated from \(Int(fakeStart)) at \(rate == rate.rounded() ? String(Int(rate)) : String(rate))x" }
+        if offset != 0 { return "offset \(offset >= 0 ? "+" : "")\(offset == offset.rounded() ? String(Int(offset)) : String(offset)) s" }
+        return "real"
+    }
 
     /// A simulated clock that reads `fakeStart` now rather than when it was made: the daemon
     /// starts its simulated time once it is ready, so a slow start (a large pack decoded on a

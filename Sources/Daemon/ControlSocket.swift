@@ -1,48 +1,8 @@
 import ConfigFiles
-import CLinux
+import EventLoop
 import FoundationEssentials
 import Glibc
 import TalkingClockCore
-
-/// Where the control socket lives: `$XDG_RUNTIME_DIR/talking-clock/control.sock`
-/// (falling back to `/run/user/UID`, then `/tmp/talking-clock-UID`).
-public enum ControlPaths {
-    /// `environment` nil reads the process's own (one `getenv`: every client command starts here, and
-    /// copying the whole environment into a dictionary costs a bare `say` ~0.1 ms).
-    public static func directory(environment: [String: String]? = nil) -> String {
-        let runtime = environment.map { $0["XDG_RUNTIME_DIR"] } ?? getenv("XDG_RUNTIME_DIR").map { String(cString: $0) }
-        if let runtime, !runtime.isEmpty { return runtime + "/talking-clock" }
-        let uid = String(getuid())
-        let run = "/run/user/" + uid
-        if access(run, F_OK) == 0 { return run + "/talking-clock" }
-        return "/tmp/talking-clock-" + uid
-    }
-
-    public static func socket(environment: [String: String]? = nil) -> String {
-        directory(environment: environment) + "/control.sock"
-    }
-}
-
-/// A `sockaddr_un` for `path` (the server binds it, the client connects to it).
-public func makeAddress(_ path: String) throws(SystemError) -> (sockaddr_un, socklen_t) {
-    var addr = sockaddr_un()
-    addr.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    let limit = MemoryLayout.size(ofValue: addr.sun_path) - 1
-    guard bytes.count <= limit else {
-        throw SystemError(
-            "bind", code: ENAMETOOLONG,
-            context: "the socket path \(path) is \(bytes.count) bytes, but a Unix socket path may have at most \(limit); use a shorter --socket (or XDG_RUNTIME_DIR)")
-    }
-    withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-        for (i, b) in bytes.enumerated() { raw[i] = b }
-    }
-    return (addr, socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + 1))
-}
-
-public func withSockaddr<R>(_ addr: inout sockaddr_un, _ body: (UnsafePointer<sockaddr>) -> R) -> R {
-    withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1, body) }
-}
 
 /// The daemon's end of the control socket: a listening Unix stream socket in a private
 /// directory (0700, socket 0600), peer credentials checked on every connection, one line
@@ -125,8 +85,8 @@ public final class ControlServer {
             throw SystemError("listen", code: e, context: "control socket \(path)")
         }
         sweep = try TimerFD(realtime: false)
-        try loop.watch(listenFD, events: UInt32(EPOLLIN.rawValue)) { [unowned self] _ in self.acceptAll() }
-        try loop.watch(sweep.fd, events: UInt32(EPOLLIN.rawValue)) { [unowned self] _ in
+        try loop.watch(listenFD, events: .readable) { [unowned self] _ in self.acceptAll() }
+        try loop.watch(sweep.fd, events: .readable) { [unowned self] _ in
             _ = self.sweep.read()
             self.dropStalled()
         }
@@ -169,8 +129,7 @@ public final class ControlServer {
             if fd < 0 { return }
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            var cred = tc_peer_credentials()
-            guard tc_peer_credentials(fd, &cred) == 0, cred.uid == getuid() else {
+            guard let peer = peerCredentials(fd), peer.uid == getuid() else {
                 let reply = Array(ControlReply.error("permission denied: this talking-clock belongs to uid \(getuid())").render().utf8)
                 _ = reply.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                 Glibc.close(fd)
@@ -185,7 +144,7 @@ public final class ControlServer {
             let client = Client(deadline: WallClock.monotonic() + Self.idleTimeout)
             clients[fd] = client
             do {
-                try loop.watch(fd, events: UInt32(EPOLLIN.rawValue)) { [unowned self] events in self.service(fd, events: events) }
+                try loop.watch(fd, events: .readable) { [unowned self] events in self.service(fd, events: events) }
             } catch {
                 drop(fd)
             }
@@ -201,19 +160,19 @@ public final class ControlServer {
         var fds = clients.keys.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
         guard poll(&fds, nfds_t(fds.count), 0) > 0 else { return false }
         for entry in fds where entry.revents != 0 {
-            service(entry.fd, events: UInt32(EPOLLIN.rawValue))
+            service(entry.fd, events: .readable)
         }
         return clients.count < Self.maxClients
     }
 
-    private func service(_ fd: Int32, events: UInt32) {
+    private func service(_ fd: Int32, events: IOEvents) {
         guard let client = clients[fd] else { return }
-        let readable = UInt32(EPOLLIN.rawValue) | UInt32(EPOLLHUP.rawValue) | UInt32(EPOLLERR.rawValue)
-        if client.held.count >= Self.maxHeldLines && events & UInt32(EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
+        let readable = IOEvents([.readable, .hangUp, .error])
+        if client.held.count >= Self.maxHeldLines && !events.isDisjoint(with: [.hangUp, .error]) {
             drop(fd)  // gone while its requests wait unread: nobody is left for the replies
             return
         }
-        if !client.inputEnded && events & readable != 0 {
+        if !client.inputEnded && !events.isDisjoint(with: readable) {
             var buffer = [UInt8](repeating: 0, count: 4096)
             // Bounded reads per wake-up, so one flooding client cannot starve the loop. While
             // `maxHeldLines` requests wait behind an owed reply nothing more is read (the client's
@@ -328,7 +287,7 @@ public final class ControlServer {
             return
         }
         let reading = !client.inputEnded && client.held.count < Self.maxHeldLines
-        let want = (reading ? UInt32(EPOLLIN.rawValue) : 0) | (client.output.isEmpty ? 0 : UInt32(EPOLLOUT.rawValue))
+        let want: IOEvents = (reading ? IOEvents.readable : []).union(client.output.isEmpty ? [] : IOEvents.writable)
         try? loop.watch(fd, events: want) { [unowned self] events in self.service(fd, events: events) }
     }
 

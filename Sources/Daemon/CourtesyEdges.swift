@@ -1,3 +1,4 @@
+import EventLoop
 import ConfigFiles
 import ClockEngine
 import Courtesy
@@ -21,8 +22,9 @@ final class CourtesyEdges {
     private let speech: BackgroundJob<String?>
     private var run: MediaCourtesyRun?
     private var endWhenStarted = false
-    /// The speech-dispatcher connection: used only on the speech job's thread, one job at a time.
-    private let speechBox = SpeechBox()
+    /// The speech-dispatcher connection: used only on the speech job's thread, one job at a time
+    /// (a new one after a job is given up).
+    private var speechBox = SpeechBox()
 
     init(loop: EventLoop, logger: JournalLog, stateDirectory: URL?) throws(SystemError) {
         self.loop = loop
@@ -40,8 +42,8 @@ final class CourtesyEdges {
         if restored > 0 { logger.notice("ducked volumes restored", metadata: ["streams": "\(restored)", "file": duckFile.path]) }
     }
 
-    /// One look within `budget` seconds, off the loop; `done` gets the findings on the loop.
-    func look(budget: Double = 0.2, _ done: @escaping (CourtesyFindings) -> Void) {
+    /// One look within `budget` real seconds, off the loop; `done` gets the findings on the loop.
+    func look(budget: Double, _ done: @escaping (CourtesyFindings) -> Void) {
         guard !looker.isRunning else { return done(.nothing) }  // one look at a time; a second finds nothing
         looker.start({ CourtesyLook.look(budget: budget) }, completion: done)
     }
@@ -71,31 +73,35 @@ final class CourtesyEdges {
         }
     }
 
-    /// Hands `text` to speech-dispatcher at priority `message` (the connection is kept).
-    func speak(_ text: String) {
+    /// How long speech-dispatcher may take to take the words before the clock gives up on it.
+    static let speechTimeout = 5.0
+
+    /// Hands `text` to speech-dispatcher at priority `message` (the connection is kept), within
+    /// `speechTimeout`; `done` gets what came of it on the loop. A speech-dispatcher that does not
+    /// answer is given up on (its connection left to the abandoned thread) and a new connection is
+    /// made for the next words.
+    func speak(_ text: String, _ done: @escaping (SpeechResult) -> Void) {
         guard !speech.isRunning else {
-            logger.warning("speech-dispatcher busy", metadata: ["text": text])
-            return
+            return done(.failed("still busy with the previous words"))
         }
         let box = speechBox
-        speech.start({ () -> String? in
-            do throws(SpeechDispatcher.Failure) {
-                if box.connection == nil { box.connection = try SpeechDispatcher() }
-                try box.connection?.say(text)
-                return nil
-            } catch {
-                box.connection = nil
-                return error.description
-            }
-        }) { [unowned self] failure in
-            if let failure {
-                self.logger.error(
-                    "speech-dispatcher failed",
-                    metadata: ["reason": failure, "hint": "is speech-dispatcher installed and running? ('spd-say test')"])
-            } else {
-                self.logger.info("handed to speech-dispatcher", metadata: ["text": text])
-            }
-        }
+        speech.start(
+            within: Self.speechTimeout,
+            { () -> String? in
+                do throws(SpeechDispatcher.Failure) {
+                    if box.connection == nil { box.connection = try SpeechDispatcher() }
+                    try box.connection?.say(text)
+                    return nil
+                } catch {
+                    box.connection = nil
+                    return error.description
+                }
+            },
+            completion: { failure in done(failure.map { .failed($0) } ?? .spoke) },
+            timedOut: { [unowned self] in
+                self.speechBox = SpeechBox()  // the stuck thread keeps the old connection
+                done(.failed("speech-dispatcher did not answer within \(Int(Self.speechTimeout)) s; it is asked again next time"))
+            })
     }
 }
 

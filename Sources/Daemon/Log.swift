@@ -1,4 +1,4 @@
-import ConfigFiles
+import EventLoop
 import FoundationEssentials
 import Glibc
 
@@ -60,25 +60,5 @@ public struct JournalLog: Sendable {
     /// C0 and C1 control characters and DEL.
     private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-    }
-}
-
-/// Writes to stderr with write(2), ignoring failures: Foundation's `FileHandle.write` traps on
-/// EPIPE, and a log reader that went away must never stop the clock.
-public func writeStandardError(_ text: String) { writeAll(2, text) }
-
-/// Writes all of `text` to `fd` with write(2) (retrying short writes and EINTR), ignoring failures.
-public func writeAll(_ fd: Int32, _ text: String) {
-    var bytes = Array(text.utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-        if n > 0 {
-            offset += n
-        } else if n < 0 && errno == EINTR {
-            continue
-        } else {
-            return
-        }
     }
 }

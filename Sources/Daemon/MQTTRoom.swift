@@ -1,5 +1,6 @@
+import ClockEngine
 import ConfigFiles
-import CLinux
+import EventLoop
 import FoundationEssentials
 import Glibc
 import MQTT
@@ -67,7 +68,7 @@ struct MQTTSettings {
 /// One room on the broker: the topic contract of docs/mqtt.md. Lives on the daemon's loop;
 /// never on the announcement path (publishing while disconnected drops the message, and what is
 /// retained is republished on the next connection).
-final class MQTTRoom {
+final class MQTTRoom: EngineSurface {
     /// Commands longer than this get an error reply (the control protocol's own limit).
     static let maximumCommand = ControlRequest.maximumLineLength - 1
 
@@ -77,7 +78,8 @@ final class MQTTRoom {
     private let logger: JournalLog
     /// Runs one control line; the reply text (without newline) comes through the closure, now or later.
     private let execute: ([UInt8], @escaping (String) -> Void) -> Void
-    private let currentState: () -> String
+    /// The status the engine last handed over (as JSON), published retained whenever connected.
+    private var latestState: String?
     private var publishedState: String?
     private let loop: EventLoop
     /// Waits the random delay between Home Assistant's birth message and our discovery answer.
@@ -89,12 +91,12 @@ final class MQTTRoom {
     var base: String { "\(settings.topic)/\(settings.room)" }
 
     init(
-        settings: MQTTSettings, loop: EventLoop, logger: JournalLog, state: @escaping () -> String,
+        settings: MQTTSettings, loop: EventLoop, logger: JournalLog, state: StatusReport?,
         execute: @escaping ([UInt8], @escaping (String) -> Void) -> Void
     ) throws(DaemonStartError) {
         self.settings = settings
         self.logger = logger
-        self.currentState = state
+        self.latestState = state?.json
         self.execute = execute
         do { client = try MQTTClient(settings.options) } catch {
             throw DaemonStartError(status: .badInput, description: error.description)
@@ -112,7 +114,7 @@ final class MQTTRoom {
         client.onOversized = { [unowned self] in self.oversized(topic: $0, bytes: $1) }
         if settings.discovery != nil {
             do {
-                try loop.watch(discoveryTimer.fd, events: UInt32(EPOLLIN.rawValue)) { [unowned self] _ in
+                try loop.watch(discoveryTimer.fd, events: .readable) { [unowned self] _ in
                     guard self.discoveryTimer.read() == .fired else { return }
                     self.publishDiscovery(reason: "home assistant online")
                 }
@@ -133,18 +135,25 @@ final class MQTTRoom {
         client.stop()
     }
 
-    /// Republishes the retained state if it differs from what was published last.
-    func stateMayHaveChanged() {
-        guard client.state == .connected else { return }
-        let json = currentState()
-        guard json != publishedState else { return }
-        publishedState = json
-        publish("state", json, retained: true)
+    // MARK: EngineSurface
+
+    /// The retained `state` topic shows this status (now, or once connected).
+    func status(_ report: StatusReport, line: String) {
+        latestState = report.json
+        publishStateIfChanged()
     }
 
-    func publish(event: AnnouncementEvent) {
+    /// The `event` topic (not retained; dropped while disconnected).
+    func outcome(_ outcome: Outcome) {
         guard client.state == .connected else { return }
-        publish("event", event.json, retained: false)
+        publish("event", outcome.event.json, retained: false)
+    }
+
+    /// Republishes the retained state if it differs from what was published last.
+    private func publishStateIfChanged() {
+        guard client.state == .connected, let json = latestState, json != publishedState else { return }
+        publishedState = json
+        publish("state", json, retained: true)
     }
 
     private func publish(_ leaf: String, _ text: String, retained: Bool) {
@@ -165,7 +174,7 @@ final class MQTTRoom {
         }
         publish("availability", "online", retained: true)
         publishedState = nil
-        stateMayHaveChanged()
+        publishStateIfChanged()
         publishDiscovery(reason: "connected")
         let owed = owedReplies
         owedReplies = []

@@ -1,5 +1,5 @@
 import ConfigFiles
-import CLinux
+import EventLoop
 import FoundationEssentials
 import Glibc
 

@@ -1,3 +1,5 @@
+import Outputs
+import EventLoop
 import ClockEngine
 import ConfigFiles
 import FoundationEssentials
@@ -13,9 +15,9 @@ struct LoadedSettings {
     var mqtt: MQTTSettings?
     /// The device could not be opened when the settings were loaded.
     var deviceWarning: String?
-    /// The device opened while loading (a reload's job), for the loop to hold: the next
+    /// The device opened by a reload's check, for the device thread to hold: the next
     /// announcement then opens nothing.
-    var openedDevice: AnyObject?
+    var openedDevice: Unchecked<any PreparedOutput>?
 
     /// What the engine knows of them.
     var engineSettings: EngineSettings {
@@ -24,26 +26,26 @@ struct LoadedSettings {
 }
 
 extension PackFacts {
-    /// The engine's view of a decoded pack: its name, its plans and which chimes it can ring.
+    /// The engine's view of a decoded pack, as data: its name, layout, every clip's length and
+    /// what each chime style rings (or why it cannot).
     init(_ pack: SoundPack) {
-        nonisolated(unsafe) let pack = pack  // read-only once decoded; used on the loop thread only
-        self.init(
-            name: pack.name,
-            plan: { hour, minute, style in
-                let plan = try pack.plan(hour: hour, minute: minute, style: style)
-                return Planned(plan: plan, timeline: try pack.timeline(for: plan))
-            },
-            chimeProblem: { style in
-                do throws(PackError) { _ = try pack.chimePattern(for: style) } catch { return error.description }
-                return nil
-            })
+        var frames: [String: Int] = [:]
+        for id in pack.clipIds { frames[id] = (try? pack.frames(id)) ?? 0 }
+        var chimes: [ChimeStyle: PackFacts.Chime] = [:]
+        for style in ChimeStyle.allCases {
+            do throws(PackError) { chimes[style] = .rings(try pack.chimePattern(for: style)) } catch {
+                chimes[style] = .cannot(error.description)
+            }
+        }
+        self.init(name: pack.name, location: pack.directory.path, layout: pack.layout, clipFrames: frames, chimes: chimes)
     }
 }
 
 extension ClockDaemon {
-    /// Loads everything a start or a reload needs that may block (files, the pack's decoding, the
-    /// device check, the MQTT password file): on a reload this runs off the loop.
-    static func loadSettings(_ options: DaemonOptions, checkDevice: Bool) throws(DaemonStartError) -> LoadedSettings {
+    /// Loads everything a start or a reload needs that may take long (files, the pack's decoding,
+    /// the MQTT password file): on a reload this runs off the loop. The device is checked apart,
+    /// with a bound (it may belong to a sound server that does not answer).
+    static func loadSettings(_ options: DaemonOptions) throws(DaemonStartError) -> LoadedSettings {
         let config = try loadConfig(options)
         let pack = try loadPack(for: config)
         var mqtt: MQTTSettings?
@@ -56,14 +58,7 @@ extension ClockDaemon {
             mqtt = try MQTTSettings.resolve(
                 table, configPath: options.configPath ?? ConfigFile.defaultConfigPath(), version: options.version, chimes: chimes)
         }
-        var loaded = LoadedSettings(config: config, pack: pack, mqtt: mqtt)
-        if checkDevice {
-            switch Outputs.openAhead(config.device) {
-            case .success(let opened): loaded.openedDevice = opened
-            case .failure(let failure): loaded.deviceWarning = deviceWarning(config.device, failure)
-            }
-        }
-        return loaded
+        return LoadedSettings(config: config, pack: pack, mqtt: mqtt)
     }
 
     static func deviceWarning(_ device: String, _ failure: SinkError) -> String {

@@ -45,10 +45,10 @@ public final class PlaybackSession {
     private let onClip: (TimelineItem, ClipResult) -> Void
     private let channels: Int
     private let rate: Double
-    /// Seconds without progress (frames queued, none played) before the session gives up.
+    /// Seconds without progress (no frame played and none taken) before the session gives up.
     public let stallLimit: Double
     /// The played-frame count last seen to advance, and when.
-    private var progress: (frames: Int, at: Double)?
+    private var progress: (frames: Int, written: Int, at: Double)?
     /// When `pump()` last ran, to tell a stall from a step of the wall clock.
     private var lastPump: Double?
 
@@ -124,19 +124,23 @@ public final class PlaybackSession {
             // device stalling. Start counting again.
             let stepped = lastPump.map { now < $0 || now - $0 > stallLimit + 1 } ?? false
             lastPump = now
-            if delay == 0 || progress == nil || playedFrames > progress!.frames || stepped {
-                progress = (playedFrames, now)
+            // Progress is a frame played or a frame taken. A device that does neither (its queue
+            // frozen, or empty and refusing more: a sound server that stopped answering) stalls;
+            // a clockless device waiting for the anchor is not expected to do either.
+            let waiting = clockless && state == .priming
+            if progress == nil || waiting || stepped || playedFrames > progress!.frames || written > progress!.written {
+                progress = (playedFrames, written, now)
             } else if now - progress!.at >= stallLimit {
                 sink.stop()
                 fail(
                     SinkError(
                         .stalled,
                         "The sound device \"\(sink.deviceName)\" stopped taking audio for \(Self.seconds(now - progress!.at)) s "
-                            + "(the sound server paused the stream, e.g. for a call); the announcement was cut."))
+                            + "(the sound server paused the stream, e.g. for a call, or stopped answering); the announcement was cut."))
                 return .done
             }
             let stallIn = max(0, progress!.at + stallLimit - now)
-            let timeout = nextTimeout(played: written - delay).map { min($0, stallIn) } ?? (delay > 0 ? stallIn : nil)
+            let timeout = nextTimeout(played: written - delay).map { min($0, stallIn) } ?? (waiting ? nil : stallIn)
             return .wait(timeout: timeout)
         } catch {
             fail(error)

@@ -1,4 +1,4 @@
-import CLinux
+import EventLoop
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -59,7 +59,9 @@ public final class SnapcastSink: AudioSink {
     }
 
     private var connection: TCPConnection?
-    private var timerFD: Int32 = -1
+    /// The owner's wake-ups while the sink is open (nothing else would wake it while it waits to
+    /// send): re-armed `tick` ahead at every acknowledgement.
+    private var timer: TimerFD?
     private var phase: Phase
     private var timing: SnapcastTiming
     private var converter: StreamConverter
@@ -107,16 +109,11 @@ public final class SnapcastSink: AudioSink {
         } catch {
             throw Self.explainConnect(error, target)
         }
-        // timerfd_create: the owner's wake-ups while the sink is open (nothing else would wake it
-        // while it waits to send).
-        timerFD = timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
-        guard timerFD >= 0 else {
+        do { timer = try TimerFD(realtime: false) } catch {
             close()
-            throw SinkError(.failed, "Could not create a timer for the Snapcast output: \(TCPConnection.text(errno)).")
+            throw SinkError(.failed, "Could not create a timer for the Snapcast output: \(error).")
         }
-        let ns = Int(Self.tick * 1e9)
-        var spec = itimerspec(it_interval: timespec(tv_sec: 0, tv_nsec: ns), it_value: timespec(tv_sec: 0, tv_nsec: ns))
-        timerfd_settime(timerFD, 0, &spec, nil)
+        timer?.arm(after: Self.tick)
         service()
         if let pendingError {
             close()
@@ -179,14 +176,11 @@ public final class SnapcastSink: AudioSink {
     }
 
     public func pollDescriptors() -> [PollDescriptor] {
-        timerFD >= 0 ? [PollDescriptor(fd: timerFD, events: Int16(POLLIN))] : []
+        timer.map { [PollDescriptor(fd: $0.fd, events: Int16(POLLIN))] } ?? []
     }
 
     public func acknowledge(revents: [Int16]) {
-        if timerFD >= 0 {
-            var expirations: UInt64 = 0
-            _ = read(timerFD, &expirations, 8)
-        }
+        if let timer, timer.read() == .fired { timer.arm(after: Self.tick) }
         service()
     }
 
@@ -202,8 +196,7 @@ public final class SnapcastSink: AudioSink {
 
     public func close() {
         stop()
-        if timerFD >= 0 { Glibc.close(timerFD) }
-        timerFD = -1
+        timer = nil
     }
 
     /// Opens a connection to the source and closes it again (for `check`): the server accepts it

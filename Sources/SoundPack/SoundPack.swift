@@ -103,12 +103,12 @@ public final class SoundPack {
     public func timeline(for plan: AnnouncementPlan) throws(PackError) -> Timeline {
         var lengths: [String: Int] = [:]
         for clip in plan.clips { lengths[clip] = try frames(clip) }
-        var timeline = Timeline.compose(
-            chime: plan.chime, voice: plan.voiceClips, leadInCount: plan.leadInCount, spacing: spacing,
-            voiceAfterChimeMs: plan.voiceAfterChimeMs, format: format
-        ) { lengths[$0] ?? 0 }
-        timeline.bellGainUnderVoice = manifest.chimes.timing.bellGainUnderVoice
-        return timeline
+        return layout.timeline(for: plan) { lengths[$0] ?? 0 }
+    }
+
+    /// The pack's format, spacing and bell level under the voice.
+    public var layout: PackLayout {
+        PackLayout(format: format, spacing: spacing, bellGainUnderVoice: manifest.chimes.timing.bellGainUnderVoice)
     }
 
     /// The pattern this pack rings for `style`: one spelled out in `pack.json`, or the built-in

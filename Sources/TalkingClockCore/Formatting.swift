@@ -49,27 +49,6 @@ public enum Format {
     }
 }
 
-/// A mutual-exclusion lock over a pthread mutex (NSLock is full Foundation only).
-public final class PlainLock: @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-
-    public init() { pthread_mutex_init(mutex, nil) }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    public func lock() { pthread_mutex_lock(mutex) }
-    public func unlock() { pthread_mutex_unlock(mutex) }
-
-    public func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        lock()
-        defer { unlock() }
-        return try body()
-    }
-}
-
 extension StringProtocol {
     /// Without leading and trailing spaces and tabs: `trimmingCharacters(in: .whitespaces)`
     /// (Unicode space separators and U+0009, not newlines) without full Foundation.

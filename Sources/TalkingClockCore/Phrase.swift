@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Synchronization
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -68,20 +69,14 @@ public enum SpokenLanguages {
     /// "the clock speaks: en-US, en-GB, de, …" for error messages.
     public static var knownList: String { known.joined(separator: ", ") }
 
-    private final class Cache: @unchecked Sendable {
-        let lock = PlainLock()
-        var grammars: [String: Grammar] = [:]
-    }
-    private static let cache = Cache()
+    private static let cache = Mutex<[String: Grammar]>([:])
 
     /// The compiled grammar of a known language (compiled on first use, then kept).
     public static func grammar(_ tag: String) throws(GrammarError) -> Grammar {
         let key = canonical(tag) ?? tag
-        cache.lock.lock()
-        defer { cache.lock.unlock() }
-        if let known = cache.grammars[key] { return known }
+        if let known = cache.withLock({ $0[key] }) { return known }
         let grammar = try Languages.grammar(key)
-        cache.grammars[key] = grammar
+        cache.withLock { $0[key] = grammar }
         return grammar
     }
 

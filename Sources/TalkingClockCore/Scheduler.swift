@@ -31,6 +31,50 @@ public enum Decision: Hashable, Sendable {
     }
 }
 
+/// One thing that makes a boundary quieter than configured, and why: the mute, a pending `skip`,
+/// a quiet-hours window, a call or do-not-disturb.
+public struct Hush: Hashable, Sendable {
+    public enum Level: Hashable, Sendable {
+        case silent
+        /// The chime plays, the voice does not.
+        case chimeOnly
+        /// At most this volume (percent).
+        case volume(Int)
+    }
+    public var level: Level
+    public var reason: SkipReason
+
+    public init(_ level: Level, _ reason: SkipReason) {
+        self.level = level
+        self.reason = reason
+    }
+
+    public enum Verdict: Hashable, Sendable {
+        case speak(AnnouncementStyle, gain: Float)
+        case silent(SkipReason)
+    }
+
+    /// The one "how quiet" rule. The first silent hush wins (so list them in order of precedence:
+    /// the mute, a skip, quiet hours, courtesy); a chime-only hush silences the voice, and then a
+    /// boundary whose chime does not ring at `minute` is silent for that hush's reason (this rule is
+    /// written nowhere else); the lowest volume wins.
+    public static func fold(_ hushes: [Hush], style: AnnouncementStyle, gain: Float, minute: Int) -> Verdict {
+        if let silent = hushes.first(where: { $0.level == .silent }) { return .silent(silent.reason) }
+        var style = style
+        var gain = gain
+        for hush in hushes {
+            switch hush.level {
+            case .silent: break
+            case .chimeOnly:
+                guard style.chime.rings(atMinute: minute) else { return .silent(hush.reason) }
+                style.voice = false
+            case .volume(let percent): gain = min(gain, Float(percent) / 100)
+            }
+        }
+        return .speak(style, gain: gain)
+    }
+}
+
 /// How a wake-up relates to the boundary it was for (cronie's `wakeupKind`, in one place).
 public enum WakeKind: Hashable, Sendable {
     /// Before the boundary: the normal case, the device is opened ahead of it.
@@ -77,9 +121,9 @@ public struct AnnouncementScheduler: Hashable, Sendable {
     }
 
     /// Whether and how to speak `boundary`, deciding at `now`: the runtime reasons first (already
-    /// spoken, stale, muted, `skip`, busy), then `configuredDecision`, the one the configuration
-    /// makes and `schedule` lists.
-    public func decide(boundary: Int, now: Double, in zone: Zone, busy: Bool = false) -> Decision {
+    /// spoken, stale), then `configuredDecision` with what only the running daemon knows (the
+    /// mute, a pending `skip`, what the courtesy look found).
+    public func decide(boundary: Int, now: Double, in zone: Zone, courtesy: CourtesyDecision? = nil) -> Decision {
         let local = CivilTime.local(boundary, in: zone)
         if let last = state.lastSpokenBoundary, boundary <= last, last - boundary <= Self.trustHorizon {
             return .skip(boundary: boundary, local: local, reason: .alreadySpoken)
@@ -87,40 +131,42 @@ public struct AnnouncementScheduler: Hashable, Sendable {
         if case .stale = WakeKind.classify(now: now, boundary: boundary, lateLimit: config.lateLimit) {
             return .skip(boundary: boundary, local: local, reason: .stale)
         }
-        let configured = Self.configuredDecision(boundary: boundary, in: zone, config: config, mute: state.mute)
-        if case .skip(_, _, .muted) = configured { return configured }
-        if skipNext { return .skip(boundary: boundary, local: local, reason: .skipRequested) }
-        if busy { return .skip(boundary: boundary, local: local, reason: .busy) }
-        return configured
+        return Self.configuredDecision(
+            boundary: boundary, in: zone, config: config, mute: state.mute, skipNext: skipNext, courtesy: courtesy)
     }
 
-    /// What the configuration and the mute make of `boundary`, whenever it is decided: muted,
-    /// quiet hours (silent, chime only, lower volume; overlapping windows combined), `volume`,
-    /// `voice`, `voice-at` and whether the chime rings then. A pure function of its arguments:
-    /// the daemon's `decide` calls it, and `schedule` lists exactly it for each boundary (with
-    /// `mute: .unmuted`, as muting is runtime state).
+    /// What the configuration (and, in the daemon, the mute, a pending skip and the courtesy look)
+    /// make of `boundary`: every hush that applies folded by `Hush.fold`, then `voice`, `voice-at`
+    /// and whether the chime rings then. A pure function of its arguments: the daemon's `decide`
+    /// calls it, and `schedule` lists exactly it for each boundary (with `mute: .unmuted`, as
+    /// muting is runtime state).
     public static func configuredDecision(
-        boundary: Int, in zone: Zone, config: Config, mute: MuteState = .unmuted
+        boundary: Int, in zone: Zone, config: Config, mute: MuteState = .unmuted, skipNext: Bool = false,
+        courtesy: CourtesyDecision? = nil
     ) -> Decision {
         let local = CivilTime.local(boundary, in: zone)
-        if mute.isMuted(at: boundary) { return .skip(boundary: boundary, local: local, reason: .muted) }
-        var style = config.announcementStyle
-        var gain = Float(config.volume) / 100
+        var hushes: [Hush] = []
+        if mute.isMuted(at: boundary) { hushes.append(Hush(.silent, .muted)) }
+        if skipNext { hushes.append(Hush(.silent, .skipRequested)) }
         if let quiet = QuietHours.rule(in: config.quiet, at: local) {
-            if quiet.silent { return .skip(boundary: boundary, local: local, reason: .quiet) }
-            if quiet.chimeOnly {
-                // Only a boundary that has a chime makes a sound in chime-only hours.
-                guard style.chime.rings(atMinute: local.minute) else {
-                    return .skip(boundary: boundary, local: local, reason: .quiet)
-                }
-                style.voice = false
+            if quiet.silent { hushes.append(Hush(.silent, .quiet)) }
+            if quiet.chimeOnly { hushes.append(Hush(.chimeOnly, .quiet)) }
+            if let percent = quiet.volume { hushes.append(Hush(.volume(percent), .quiet)) }
+        }
+        switch courtesy {
+        case .skip: hushes.append(Hush(.silent, .courtesy))
+        case .chimeOnly: hushes.append(Hush(.chimeOnly, .courtesy))
+        case .speak, nil: break
+        }
+        switch Hush.fold(hushes, style: config.announcementStyle, gain: Float(config.volume) / 100, minute: local.minute) {
+        case .silent(let reason):
+            return .skip(boundary: boundary, local: local, reason: reason)
+        case .speak(let style, let gain):
+            if !style.speaks(atMinute: local.minute) && !style.chime.rings(atMinute: local.minute) {
+                return .skip(boundary: boundary, local: local, reason: .nothingToPlay)
             }
-            if let percent = quiet.volume { gain = min(gain, Float(percent) / 100) }
+            return .speak(boundary: boundary, local: local, style: style, gain: gain)
         }
-        if !style.speaks(atMinute: local.minute) && !style.chime.rings(atMinute: local.minute) {
-            return .skip(boundary: boundary, local: local, reason: .nothingToPlay)
-        }
-        return .speak(boundary: boundary, local: local, style: style, gain: gain)
     }
 
     /// Remembers that `boundary` was spoken (or started), so it is never spoken again.

@@ -169,3 +169,27 @@ extension Timeline {
         return (fitted, items.count - kept.count)
     }
 }
+
+/// How a pack lays out an announcement: its stream format, its spacing and the bells' level under
+/// the voice. The one place a plan becomes a timeline, for a decoded pack (`SoundPack.timeline`)
+/// and for the engine's view of it (`PackFacts`), which knows only the clips' lengths.
+public struct PackLayout: Hashable, Sendable {
+    public var format: StreamFormat
+    public var spacing: Spacing
+    public var bellGainUnderVoice: Float
+
+    public init(format: StreamFormat, spacing: Spacing = Spacing(), bellGainUnderVoice: Float = 1) {
+        self.format = format
+        self.spacing = spacing
+        self.bellGainUnderVoice = bellGainUnderVoice
+    }
+
+    /// The plan's clips laid out, each `frames(clip)` long.
+    public func timeline(for plan: AnnouncementPlan, frames: (String) -> Int) -> Timeline {
+        var timeline = Timeline.compose(
+            chime: plan.chime, voice: plan.voiceClips, leadInCount: plan.leadInCount, spacing: spacing,
+            voiceAfterChimeMs: plan.voiceAfterChimeMs, format: format, frameCount: frames)
+        timeline.bellGainUnderVoice = bellGainUnderVoice
+        return timeline
+    }
+}

@@ -1,8 +1,8 @@
 import ConfigFiles
-import ALSAOutput
+import Outputs
 import ArgumentParser
 import Courtesy
-import Daemon
+import EventLoop
 import FoundationEssentials
 #if canImport(Glibc)
     import Glibc
@@ -82,7 +82,7 @@ struct Check: ParsableCommand {
             if let device {
                 // Still say whether the device opens (in a common format, the pack's being unknown):
                 // every problem at once, not one per run.
-                do { try ALSASink.probe(device: device, format: StreamFormat(sampleRate: 48_000, channels: 2)) } catch {
+                do { try OutputRegistry.probe(device, format: StreamFormat(sampleRate: 48_000, channels: 2)) } catch {
                     print("problem: \(error.description)")
                 }
             }
@@ -116,7 +116,7 @@ struct Check: ParsableCommand {
         for warning in pack.loudnessReport().warnings { print("warning: \(warning.description)") }
         var deviceProblem: String?
         if let device {
-            do { try ALSASink.probe(device: device, format: pack.format) } catch {
+            do { try OutputRegistry.probe(device, format: pack.format) } catch {
                 deviceProblem = error.description
                 print("problem: \(error.description)")
             }

@@ -1,7 +1,8 @@
 import ConfigFiles
 import ALSAOutput
+import Outputs
 import ArgumentParser
-import Daemon
+import EventLoop
 import FoundationEssentials
 #if canImport(Glibc)
     import Glibc
@@ -357,8 +358,8 @@ struct Session {
     }
 
     func play(_ samples: [Int16]) {
-        let sink: ALSASink
-        do throws(SinkError) { sink = try ALSASink(device: playDevice, format: format) } catch {
+        let sink: any AudioSink
+        do throws(SinkError) { sink = try OutputRegistry.open(playDevice, format: format) } catch {
             print("  Cannot play it back: \(error.description) Choose a playback device with --play-device.")
             return
         }

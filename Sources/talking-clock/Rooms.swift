@@ -2,7 +2,7 @@ import Clients
 import ConfigFiles
 import JSON
 import ArgumentParser
-import Daemon
+import EventLoop
 import FoundationEssentials
 import TalkingClockCore
 

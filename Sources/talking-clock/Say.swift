@@ -1,9 +1,10 @@
 import ConfigFiles
-import ALSAOutput
+import Outputs
 import ArgumentParser
-import Daemon
+import EventLoop
 import FoundationEssentials
 import Glibc
+import Synchronization
 import Playback
 import SoundPack
 import TalkingClockCore
@@ -68,7 +69,7 @@ struct Say: ParsableCommand {
         // The stream is labelled as the daemon's is (application name and id, the configured
         // media.role), before the device-opening thread starts.
         if output == nil && !dryRun {
-            StreamLabel.apply(role: settings.courtesy.role, environment: ProcessInfo.processInfo.environment)
+            OutputRegistry.labelStreams(role: settings.courtesy.role, environment: ProcessInfo.processInfo.environment)
         }
         // Opening the device (ALSA configuration, sound-server connection: ~3.5 ms with PulseAudio)
         // is the slowest step and needs only the device's name: start it on a second thread now,
@@ -106,7 +107,7 @@ struct Say: ParsableCommand {
             }
             return
         }
-        let sink: ALSASink
+        let sink: any AudioSink
         switch opening!.wait() {
         case .success(let opened): sink = opened
         case .failure(let error): throw CLIError(.deviceError, error.description)
@@ -130,106 +131,92 @@ extension Say {
     }
 }
 
-/// Opens an ALSA device on its own thread as soon as its name is known, then configures it once
-/// `configure(format:)` says the stream format; `wait()` joins it. Dropping the opener before
-/// `configure(format:)` (the command failed before it needed the device) waits for the thread to
-/// close the device, so the process never exits while another thread is inside ALSA or libpulse.
+/// Opens a device (through the output registry) on its own thread as soon as its name is known,
+/// then makes its stream once `configure(format:)` says the format; `wait()` joins it. Dropping
+/// the opener before `configure(format:)` (the command failed before it needed the device) waits
+/// for the thread to close the device, so the process never exits while another thread is inside
+/// ALSA or libpulse.
 final class DeviceOpener {
     /// Shared with the opening thread, which must not keep the opener itself alive.
-    fileprivate final class Shared: @unchecked Sendable {
-        let condition = PlainCondition()
-        var format: StreamFormat?
-        var abandoned = false
-        var result: Result<ALSASink, SinkError>?
-        var finished = false
-        var device = ""
-    }
-    private let shared = Shared()
-
-    init(device: String) {
-        shared.device = device
-        // A plain pthread (Foundation's Thread is not in FoundationEssentials); it inherits the
-        // main thread's signal mask.
-        let retained = Unmanaged.passRetained(shared).toOpaque()
-        var thread = pthread_t()
-        if pthread_create(&thread, nil, deviceOpenerMain, retained) == 0 {
-            pthread_detach(thread)
-        } else {
-            Self.run(Unmanaged<Shared>.fromOpaque(retained).takeRetainedValue())
+    fileprivate final class Shared: Sendable {
+        struct State {
+            var format: StreamFormat?
+            var abandoned = false
+            var result: Unchecked<Result<any AudioSink, SinkError>>?
+        }
+        let state = Mutex(State())
+        /// Given when the format is known or the opener is abandoned.
+        let go: Latch
+        /// Given when the thread is done (a result, or the device closed after abandonment).
+        let done: Latch
+        let device: String
+        init(device: String) throws(SystemError) {
+            self.device = device
+            go = try Latch()
+            done = try Latch()
         }
     }
+    private let shared: Shared?
+    /// Without a thread (none could be made): the device and format, opened in `wait()`.
+    private var fallbackDevice = ""
+    private var fallbackFormat: StreamFormat?
 
-    fileprivate static func run(_ shared: Shared) {
+    init(device: String) {
+        fallbackDevice = device
+        guard let shared = try? Shared(device: device) else {
+            self.shared = nil
+            return
+        }
+        self.shared = shared
+        if !Threads.spawn({ Self.run(shared) }) { Self.run(shared) }
+    }
+
+    private static func run(_ shared: Shared) {
         let opened = Self.open(shared.device, shared)
-        shared.condition.lock()
-        shared.result = opened
-        shared.finished = true
-        shared.condition.broadcast()
-        shared.condition.unlock()
+        shared.state.withLock { $0.result = opened.map(Unchecked.init) }
+        shared.done.signal()
     }
 
     /// Opens, waits for the format, configures. nil when abandoned (the device is closed by then).
-    private static func open(_ device: String, _ shared: Shared) -> Result<ALSASink, SinkError>? {
+    private static func open(_ device: String, _ shared: Shared) -> Result<any AudioSink, SinkError>? {
         do throws(SinkError) {
-            let handle = try ALSASink.Opened(device: device)
-            shared.condition.lock()
-            while shared.format == nil, !shared.abandoned { shared.condition.wait() }
-            let format = shared.format
-            shared.condition.unlock()
-            guard let format else { return nil }  // abandoned: dropping `handle` closes the device
-            return .success(try ALSASink(opened: handle, format: format))
+            let prepared = try OutputRegistry.prepare(device)
+            shared.go.wait()
+            guard let format = shared.state.withLock({ $0.abandoned ? nil : $0.format }) else { return nil }
+            return .success(try OutputRegistry.open(device, format: format, prepared: prepared))
         } catch {
             return .failure(error)
         }
     }
 
     func configure(format: StreamFormat) {
-        shared.condition.lock()
-        shared.format = format
-        shared.condition.broadcast()
-        shared.condition.unlock()
+        fallbackFormat = format
+        guard let shared else { return }
+        shared.state.withLock { $0.format = format }
+        shared.go.signal()
     }
 
-    func wait() -> Result<ALSASink, SinkError> {
-        shared.condition.lock()
-        defer { shared.condition.unlock() }
-        while !shared.finished { shared.condition.wait() }
-        return shared.result!
-    }
-
-    deinit {
-        shared.condition.lock()
-        shared.abandoned = true
-        shared.condition.broadcast()
-        while !shared.finished { shared.condition.wait() }
-        shared.condition.unlock()
-    }
-}
-
-private func deviceOpenerMain(_ raw: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
-    DeviceOpener.run(Unmanaged<DeviceOpener.Shared>.fromOpaque(raw!).takeRetainedValue())
-    return nil
-}
-
-/// A pthread mutex and condition variable (NSCondition is full Foundation only).
-final class PlainCondition: @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-
-    init() {
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(cond, nil)
+    func wait() -> Result<any AudioSink, SinkError> {
+        guard let shared else {
+            guard let format = fallbackFormat else { return .failure(SinkError(.failed, "The device was never configured.")) }
+            do throws(SinkError) { return .success(try OutputRegistry.open(fallbackDevice, format: format)) } catch {
+                return .failure(error)
+            }
+        }
+        shared.done.wait()
+        return shared.state.withLock { $0.result?.value } ?? .failure(SinkError(.failed, "The device could not be opened."))
     }
 
     deinit {
-        pthread_cond_destroy(cond)
-        pthread_mutex_destroy(mutex)
-        cond.deallocate()
-        mutex.deallocate()
+        guard let shared else { return }
+        let finished = shared.state.withLock { state -> Bool in
+            if state.result != nil { return true }
+            state.abandoned = true
+            return false
+        }
+        if !finished {
+            shared.go.signal()
+            shared.done.wait()
+        }
     }
-
-    func lock() { pthread_mutex_lock(mutex) }
-    func unlock() { pthread_mutex_unlock(mutex) }
-    func wait() { pthread_cond_wait(cond, mutex) }
-    func broadcast() { pthread_cond_broadcast(cond) }
 }

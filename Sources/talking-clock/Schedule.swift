@@ -1,6 +1,6 @@
 import ConfigFiles
 import ArgumentParser
-import Daemon
+import EventLoop
 import FoundationEssentials
 #if canImport(Glibc)
     import Glibc

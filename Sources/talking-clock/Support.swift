@@ -1,5 +1,5 @@
 import ConfigFiles
-import Daemon
+import EventLoop
 import FoundationEssentials
 import SoundPack
 import TalkingClockCore

@@ -1,6 +1,6 @@
 import ALSAOutput
 import ConfigFiles
-import Daemon
+import Outputs
 import Foundation
 import Glibc
 import Playback

@@ -1,6 +1,6 @@
 import ConfigFiles
 import ALSAOutput
-import Daemon
+import Outputs
 import Foundation
 import Glibc
 import Playback

@@ -227,6 +227,61 @@ final class FaultTests: XCTestCase {
         XCTAssertTrue(try d.request("status").contains("last spoke"))
     }
 
+    /// The sound server stops answering (SIGSTOP, as a hung PulseAudio) in the middle of an
+    /// announcement: the loop never waits on it. `status` is answered at once, the announcement
+    /// is cut within the 2 s bound with a reason that names the device (not "stale"), an
+    /// announcement asked for while it hangs fails at once saying since when, and SIGTERM ends
+    /// the daemon at once. When the server answers again, the clock speaks again.
+    func testASoundServerThatStopsAnsweringNeverHoldsTheLoop() throws {
+        let env = try privatePulse()
+        try writePack(clipSeconds: 1.0)  // "ten fifteen AM": 3 s of sound
+        let d = try start(
+            device: "pulse", environment: env,
+            clock: ["--fake-clock", CivilTime.utcString(Int(boundary(0)) - 2), "--clock-rate", "1"])
+        // The device opens 1 s before 10:15; stop the server 0.5 s into the 3 s of speech.
+        try waitUntilPlaying(d)
+        usleep(1_500_000)
+        let server = try pulsePID()
+        kill(server, SIGSTOP)
+        var resumed = false
+        defer { if !resumed { kill(server, SIGCONT) } }
+
+        let asked = Date()
+        XCTAssertTrue(try d.request("status").hasPrefix("ok driver timer"), "the loop answers while the server hangs")
+        XCTAssertLessThan(Date().timeIntervalSince(asked), 1, "status is not held by the hung server")
+        XCTAssertTrue(d.waitForLog("<6>announcement cut", timeout: 10), d.log)
+        let cut = try XCTUnwrap(d.logLines(containing: "<6>announcement cut").first)
+        XCTAssertTrue(cut.contains("boundary=\(stamp(0))"), cut)
+        XCTAssertTrue(cut.contains(#"reason="the sound device \"pulse\" did not answer for 2 s"#), cut)
+        XCTAssertFalse(cut.contains("stale"), "not a suspend or a clock step: \(cut)")
+        XCTAssertTrue(d.log.contains("<3>sound device not answering"), d.log)
+        // While it hangs, an announcement fails at once, saying since when.
+        let said = Date()
+        let reply = try d.request("say")
+        XCTAssertTrue(reply.hasPrefix(#"error device: failed: the sound device "pulse" has not answered since "#), reply)
+        XCTAssertLessThan(Date().timeIntervalSince(said), 1, reply)
+        // The server answers again: the next announcement plays.
+        kill(server, SIGCONT)
+        resumed = true
+        XCTAssertTrue(d.waitForLog("<5>sound device answers again", timeout: 10), d.log)
+        XCTAssertTrue(try d.request("say").hasPrefix("ok speaking"), d.log)
+        XCTAssertTrue(d.waitForLog("<6>spoke say_at=", timeout: 10), d.log)
+        // SIGTERM while the server hangs again, in the middle of a word: the daemon leaves at once.
+        XCTAssertTrue(try d.request("say").hasPrefix("ok speaking"))
+        kill(server, SIGSTOP)
+        resumed = false
+        let stopped = Date()
+        let status = d.stop()
+        XCTAssertEqual(status, 0, d.log)
+        XCTAssertLessThan(Date().timeIntervalSince(stopped), 1.5, "SIGTERM is acted on while the server hangs: \(d.log)")
+    }
+
+    /// The private PulseAudio's process (its pid file).
+    func pulsePID() throws -> Int32 {
+        let text = try String(contentsOfFile: pulse!.dir + "/pid", encoding: .utf8)
+        return try XCTUnwrap(Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), text)
+    }
+
     /// `mute` while an announcement waits for its boundary (the device is open and fed silence)
     /// or while it speaks cuts it: nothing more is heard, and the next boundary after `unmute`
     /// plays.

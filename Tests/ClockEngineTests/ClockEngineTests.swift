@@ -64,10 +64,12 @@ final class ClockEngineTests: XCTestCase {
     /// A chime set during a reload that the reloaded pack cannot ring is dropped with a warning,
     /// never adopted.
     func testAChimeTheNewPackCannotRingIsNotAdopted() {
-        var e = engine()
+        var e = ClockEngine(
+            options: ClockEngine.Options(), settings: EngineSettings(config: Config(), pack: pack(chimes: [.none, .hour, .westminster])),
+            state: PersistentState(), stateWarning: nil, zone: utc)
         _ = e.handle(.start, now: t0)
         _ = e.handle(.control(.reload, ReplyTo(1)), now: t0)
-        _ = e.handle(.control(.chime(.none), ReplyTo(2)), now: t0)
+        XCTAssertEqual(replies(e.handle(.control(.chime(.westminster), ReplyTo(2)), now: t0)).first?.1.isOK, true)
         let landed = e.handle(
             .reloaded(.success(EngineSettings(config: Config(), pack: pack(chimes: [.hour]))), zone: utc), now: t0 + 1)
         XCTAssertEqual(e.config.chime, .hour)
@@ -135,7 +137,7 @@ final class ClockEngineTests: XCTestCase {
         // Within the wait it is answered once the boundary has been spoken.
         XCTAssertTrue(replies(e.handle(.control(.announce(maxWait: 900), ReplyTo(2)), now: t0)).isEmpty)
         XCTAssertTrue(e.handle(.timer(.boundary, clockWasSet: false, zone: utc), now: t0 + 599).contains {
-            if case .look(Int(t0) + 600) = $0 { return true } else { return false }
+            if case .look(Int(t0) + 600, _) = $0 { return true } else { return false }
         })
         let woke = e.handle(.courtesy(boundary: Int(t0) + 600, .nothing), now: t0 + 599.05)
         guard case .play(let play)? = woke.first(where: { if case .play = $0 { return true } else { return false } }) else {
@@ -183,7 +185,7 @@ final class ClockEngineTests: XCTestCase {
         let woke = e.handle(.courtesy(boundary: Int(t0) + 600, .nothing), now: t0 + 599.1)
         XCTAssertTrue(woke.contains { if case .cut(say.id) = $0 { return true } else { return false } })
         XCTAssertEqual(outcomes(woke).map(\.kind), [.cut])
-        XCTAssertEqual(outcomes(woke).first?.reason, "the boundary 2026-07-01T10:15:00+00:00 is due")
+        XCTAssertEqual(outcomes(woke).first?.reason?.text, "the boundary 2026-07-01T10:15:00+00:00 is due")
         XCTAssertTrue(woke.contains { if case .play(let p) = $0 { return p.boundary == Int(t0) + 600 } else { return false } })
     }
 
@@ -199,11 +201,24 @@ final class ClockEngineTests: XCTestCase {
             for (placeholder, value) in samples { line = line.replacingOccurrences(of: placeholder, with: value) }
             XCTAssertNoThrow(try ControlRequest.parse(line: Array(line.utf8)).get(), line)
             XCTAssertTrue(ControlRequest.helpText.contains(command.syntax), command.syntax)
-            if let entity = command.homeAssistant {
+            if let entity = command.homeAssistant?.platform {
                 XCTAssertTrue(["switch", "button", "select", "number"].contains(entity), entity)
             }
         }
         XCTAssertEqual(ControlRequest.commands.count, ControlCommand.all.count)
+        // Home Assistant's controls are the table's rows: every control discovery publishes sends a
+        // request of its row, and every row with a control has one in discovery.
+        let payload = HomeAssistantDiscovery.payload(config: MQTTConfig(host: "localhost"), room: "kitchen", version: "test")
+        for command in ControlCommand.all {
+            switch command.homeAssistant {
+            case .button(let key, _, _)?: XCTAssertEqual(payload.cmps[key]?.pl_prs, command.syntax)
+            case .switchOn(let key, _, _, _)?: XCTAssertEqual(payload.cmps[key]?.pl_on, command.syntax)
+            case .switchOff(let key)?: XCTAssertEqual(payload.cmps[key]?.pl_off, command.syntax)
+            case .number(let key, _, _, _, _, _)?, .select(let key, _, _, _, _)?:
+                XCTAssertEqual(payload.cmps[key]?.p, command.homeAssistant?.platform)
+            case nil: break
+            }
+        }
     }
 
     /// docs/control-socket.md shows exactly the command table, row for row.
@@ -214,7 +229,7 @@ final class ClockEngineTests: XCTestCase {
         let lines = doc.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let header = try XCTUnwrap(lines.firstIndex(of: "| request | what it does | Home Assistant |"))
         let rows = Array(lines[(header + 2)...].prefix { $0.hasPrefix("|") })
-        let expected = ControlCommand.all.map { "| `\($0.syntax)` | \($0.help) | \($0.homeAssistant ?? "—") |" }
+        let expected = ControlCommand.all.map { "| `\($0.syntax)` | \($0.help) | \($0.homeAssistant?.platform ?? "—") |" }
         XCTAssertEqual(rows, expected)
     }
 
@@ -248,7 +263,7 @@ final class ClockEngineTests: XCTestCase {
         var e = engine(config: config)
         let quarter = wakeAndLook(&e, CourtesyFindings(doNotDisturb: .gnomeShowBanners))
         XCTAssertEqual(outcomes(quarter).first?.kind, .skipped)
-        XCTAssertTrue(outcomes(quarter).first?.reason?.contains("do-not-disturb") ?? false, "\(outcomes(quarter))")
+        XCTAssertTrue(outcomes(quarter).first?.reason?.text.contains("do-not-disturb") ?? false, "\(outcomes(quarter))")
         // 11:00: the hour chime rings, the voice does not.
         var hour = engine(config: config)
         _ = hour.handle(.start, now: t0 + 3000)
@@ -261,8 +276,9 @@ final class ClockEngineTests: XCTestCase {
         XCTAssertFalse(play.planned.plan.chime.isEmpty, "the chime")
     }
 
-    /// Music playing with `media = "duck"`: the announcement carries the plan to lower those
-    /// streams to `duck-percent`; with nothing found it carries `.leave`.
+    /// Music playing with `media = "duck"`: once the announcement starts, the engine asks for those
+    /// streams to be lowered to `duck-percent`, and for them back when it ends; with nothing found
+    /// it asks for nothing.
     func testMediaPlayingIsDuckedAroundTheAnnouncement() {
         var config = Config()
         config.courtesy.duckPercent = 25
@@ -271,28 +287,61 @@ final class ClockEngineTests: XCTestCase {
         guard case .play(let play)? = out.first(where: { if case .play = $0 { return true } else { return false } }) else {
             return XCTFail("\(out)")
         }
-        XCTAssertEqual(play.media, .duck(streams: [7], percent: 25))
+        let opened = e.handle(.playback(id: play.id, .opened), now: t0 + 599.3)
+        XCTAssertEqual(media(opened), [.begin(.duck(streams: [7], percent: 25))])
+        XCTAssertEqual(media(e.handle(.playback(id: play.id, .finished(onsetErrorMs: 0)), now: t0 + 602)), [.end])
         var quiet = engine()
         let none = wakeAndLook(&quiet, .nothing)
         guard case .play(let plain)? = none.first(where: { if case .play = $0 { return true } else { return false } }) else {
             return XCTFail("\(none)")
         }
-        XCTAssertEqual(plain.media, .leave)
+        XCTAssertEqual(media(quiet.handle(.playback(id: plain.id, .opened), now: t0 + 599.3)), [])
         XCTAssertEqual(quiet.status(now: t0 + 600).courtesy, "speak")
     }
 
+    func media(_ effects: [EngineEffect]) -> [MediaChange] {
+        effects.compactMap { if case .media(let m) = $0 { return m } else { return nil } }
+    }
+
     /// `voice-output = "speech-dispatcher"`: the words go to the speech server at the boundary
-    /// instant; with no chime at a quarter, no sound is played by the clock itself.
+    /// instant (the engine's own `.speech` timer); with no chime at a quarter, no sound is played by
+    /// the clock itself, and the outcome is what speech-dispatcher answered.
     func testSpeechDispatcherGetsTheWordsAtTheBoundary() {
         var config = Config()
         config.voiceOutput = .speechDispatcher
         var e = engine(config: config)
         let out = wakeAndLook(&e, .nothing)
-        let texts = out.compactMap { if case .speakText(let t, let at) = $0 { return (t, at) } else { return nil } }
-        XCTAssertEqual(texts.map(\.0), ["ten fifteen AM"])
-        XCTAssertEqual(texts.first?.1, t0 + 600)
         XCTAssertFalse(out.contains { if case .play = $0 { return true } else { return false } })
-        XCTAssertEqual(outcomes(out).map(\.kind), [.spoke])
+        XCTAssertTrue(out.contains { if case .arm(.speech, t0 + 600) = $0 { return true } else { return false } }, "\(out)")
+        XCTAssertEqual(outcomes(out), [], "nothing said yet")
+        let due = e.handle(.timer(.speech, clockWasSet: false, zone: utc), now: t0 + 600)
+        let spoken = due.compactMap { if case .speak(let id, let text) = $0 { return (id, text) } else { return nil } }
+        XCTAssertEqual(spoken.map(\.1), ["ten fifteen AM"])
+        let answered = e.handle(.spoken(id: spoken[0].0, .spoke), now: t0 + 600.05)
+        XCTAssertEqual(outcomes(answered).map(\.result), ["spoke: speech-dispatcher"])
+    }
+
+    /// A speech-dispatcher that does not answer (the ports give up on it within their bound) is a
+    /// failed announcement naming it, never `spoke`; the next boundary asks it again.
+    func testASilentSpeechDispatcherIsAFailureNotSpoke() {
+        var config = Config()
+        config.voiceOutput = .speechDispatcher
+        var e = engine(config: config)
+        _ = wakeAndLook(&e, .nothing)
+        let due = e.handle(.timer(.speech, clockWasSet: false, zone: utc), now: t0 + 600)
+        guard case .speak(let id, _)? = due.first(where: { if case .speak = $0 { return true } else { return false } }) else {
+            return XCTFail("\(due)")
+        }
+        let answered = e.handle(.spoken(id: id, .failed("speech-dispatcher did not answer within 5 s")), now: t0 + 605)
+        XCTAssertEqual(
+            outcomes(answered).map(\.result), ["failed: speech-dispatcher: speech-dispatcher did not answer within 5 s"])
+        XCTAssertEqual(e.status(now: t0 + 605).last?.result, "failed: speech-dispatcher: speech-dispatcher did not answer within 5 s")
+        XCTAssertEqual(outcomes(answered).first?.event.event, .failed)
+        // The next quarter hands its words over again.
+        _ = e.handle(.timer(.boundary, clockWasSet: false, zone: utc), now: t0 + 1499)
+        _ = e.handle(.courtesy(boundary: Int(t0) + 1500, .nothing), now: t0 + 1499.1)
+        let next = e.handle(.timer(.speech, clockWasSet: false, zone: utc), now: t0 + 1500)
+        XCTAssertTrue(next.contains { if case .speak = $0 { return true } else { return false } })
     }
 
     /// A stream the server stopped taking (corked for a call) is a `cut` outcome.

@@ -1,4 +1,4 @@
-import Daemon
+import ConfigFiles
 import Foundation
 import TalkingClockCore
 import XCTest

@@ -1,4 +1,4 @@
-import CLinux
+import EventLoop
 import ClockEngine
 import Daemon
 import Foundation
@@ -866,7 +866,7 @@ enum DaemonProcessMemory {
     static func selfResidentKB() -> Int { selfKB("VmRSS") }
 
     /// tc_heap_in_use_bytes (mallinfo2): the simulation runs on one thread, so the main arena is all of it.
-    static func heapInUseKB() -> Int { Int(tc_heap_in_use_bytes()) / 1024 }
+    static func heapInUseKB() -> Int { heapInUseBytes() / 1024 }
 
     /// A kB field of /proc/self/status (VmRSS, VmHWM: not inherited across exec, unlike ru_maxrss).
     static func selfKB(_ field: String) -> Int {
@@ -880,25 +880,25 @@ enum DaemonProcessMemory {
 
 // MARK: - The real engine on the simulated machine
 
-/// The real `ClockEngine` on the simulated clock, with the few effects a shell executes carried
-/// out against the simulated world: the boundary timer is an absolute wall-clock instant
-/// (`wakeAt`), the sound device a `CountingSink`, the state a real `StateStore`, a reload's result
-/// arrives when the world delivers it. Every decision is the engine's: nothing here decides.
-final class SimulatedDaemon {
+/// The daemon on the simulated machine: the real `EngineDriver` running the real `ClockEngine` on
+/// the embedded ports (`TestSupport.EmbeddedPorts`), with the world's wall clock, a `CountingSink`
+/// for the device and a real `StateStore` behind the state writes. The same driver the daemon
+/// runs carries out every effect; this class only connects the world's events to it.
+final class SimulatedDaemon: EngineSurface {
     let format = StreamFormat(sampleRate: 1000, channels: 1)
     let config: Config
     let store: StateStore
     let lead: Double
     unowned let world: YearSimulation
-    private(set) var engine: ClockEngine!
-    private(set) var wakeAt: Double?
+    private(set) var ports: EmbeddedPorts!
+    private(set) var driver: EngineDriver!
+    var engine: ClockEngine { driver.engine }
+    /// When the boundary timer is armed for (wall clock).
+    var wakeAt: Double? { ports?.armed[.boundary] }
+    /// The device of the announcement playing.
     private(set) var sink: CountingSink?
-    private var playing: (id: Int, session: PlaybackSession, boundary: Int?, text: String)?
-    private var queue: [EngineEvent] = []
-    private var replies: [Int: ControlReply] = [:]
-    private var nextReply = 1
-    /// A reload the engine started, waiting for the world to deliver its result.
-    private(set) var reloadPending = false
+    private var current: EmbeddedAnnouncement?
+    var reloadPending: Bool { ports?.heldReload != nil }
     /// What the world's device is to listen for in the announcement playing.
     struct Heard {
         var boundary: Int
@@ -926,126 +926,108 @@ final class SimulatedDaemon {
     /// A start: the state as saved, then the engine's `.start`.
     func run() {
         let (state, warning) = store.load()
-        engine = ClockEngine(
-            options: ClockEngine.Options(lead: lead), settings: settings, state: state, stateWarning: warning, zone: zone())
-        send(.start)
+        let ports = EmbeddedPorts(
+            now: { [unowned world] in world.wall }, zone: zone(), settings: settings,
+            makeDevice: { CountingSink(format: $0, capacity: 100, periodFrames: 50) })  // ALSASink asks for 0.1 s
+        ports.keepsHistory = false
+        ports.holdReloads = true
+        ports.clipSound = { _ in .float([0.25]) }
+        ports.persist = { [store, unowned world] state in
+            do { try store.save(state) } catch {
+                world.fail("state not saved: \(error)")
+                throw error
+            }
+        }
+        ports.onOpen = { [unowned self] a in self.opened(a) }
+        self.ports = ports
+        driver = ports.start(
+            ClockEngine(options: ClockEngine.Options(lead: lead), settings: settings, state: state, stateWarning: warning, zone: zone()),
+            surfaces: [self])
+        send { $0.send(.start) }
     }
 
     /// SIGKILL: nothing more happens (the state on disk is what was saved).
     func stop() {
-        wakeAt = nil
-        playing = nil
+        ports = nil
+        driver = nil
         sink = nil
+        current = nil
         heard = nil
-        reloadPending = false
-        queue = []
         world.sessionEnded()
     }
 
     /// The /etc watch saw the system zone replaced.
-    func systemZoneChanged() { send(.zoneChanged(zone())) }
+    func systemZoneChanged() {
+        ports.zone = zone()
+        send { $0.send(.zoneChanged(self.zone())) }
+    }
 
     func boundaryTimerFired(clockWasSet: Bool) {
-        if !clockWasSet { wakeAt = nil }
-        send(.timer(.boundary, clockWasSet: clockWasSet, zone: zone()))
+        ports.zone = zone()
+        send { _ in self.ports.fire(.boundary, clockWasSet: clockWasSet) }
     }
 
     /// The reload's file reads and decoding are done: the same settings, as the world never edits the file.
     func deliverReload() {
-        guard reloadPending else { return }
-        reloadPending = false
-        send(.reloaded(.success(settings), zone: zone()))
+        ports.zone = zone()
+        send { _ in self.ports.releaseReload() }
     }
 
     func respond(to request: ControlRequest) -> ControlReply? {
-        let id = nextReply
-        nextReply += 1
-        send(.control(request, ReplyTo(id)))
-        return replies.removeValue(forKey: id)
+        var reply: ControlReply?
+        send { $0.control(request) { reply = $0 } }
+        return reply
     }
 
-    private func send(_ event: EngineEvent) {
-        queue.append(event)
-        guard queue.count == 1 else { return }
-        while let next = queue.first {
-            for effect in engine.handle(next, now: now) { execute(effect) }
-            queue.removeFirst()
-        }
-    }
-
-    private func execute(_ effect: EngineEffect) {
-        switch effect {
-        case .arm(.boundary, let at):
-            if let at { world.trace("engine arms for \(CivilTime.utcString(Int(at + lead)))") }
-            wakeAt = at
-        case .arm(.status, _): break
-        case .play(let request):
-            let t = request.planned.timeline
-            let pcm = Mixer.render(t, gain: request.gain) { _ in [Float](repeating: 0.25, count: 50) }
-            let sink = CountingSink(format: format, capacity: 100, periodFrames: 50)  // ALSASink asks for 0.1 s
-            self.sink = sink
-            heard = nil
-            let session = PlaybackSession(
-                sink: sink, timeline: t, pcm: pcm, anchorAt: request.anchor, clock: { [unowned world] in world.wall })
-            playing = (request.id, session, request.boundary, request.text)
-            world.sessionStarted()
-            queue.append(.playback(id: request.id, .opened))
-        case .begin: pumpPlayback()
-        case .cut(let id):
-            guard let current = playing, current.id == id else { return }
-            current.session.cancel()
-            world.trace("engine cuts \(current.text)")
-            finishPlayback()
-        case .save(let state, let request):
-            var failure: String?
-            do { try store.save(state) } catch {
-                failure = "\(error)"
-                world.fail("state not saved: \(error)")
-            }
-            if let request { queue.append(.saved(request, error: failure)) }
-        case .reply(let to, let reply): replies[to.id] = reply
-        case .outcome(let outcome):
-            world.trace("outcome \(outcome.result) \(outcome.at)")
-            if outcome.kind == .cut, outcome.reason?.hasPrefix("stale") == true { world.cutStale() }
-            if outcome.kind == .skipped, outcome.reason == "zone-changed" {
-                world.fail("armed a boundary that is none in \(zone().identifier): \(outcome.at)")
-            }
-            if outcome.kind == .cut, outcome.boundary == nil, outcome.reason?.hasPrefix("the boundary") == true { world.sayCutForBoundary() }
-        case .startReload: reloadPending = true
-        // A headless machine: the look finds nothing (the courtesy decisions have tests of their own).
-        case .look(let boundary): queue.append(.courtesy(boundary: boundary, .nothing))
-        case .status, .adopt, .log, .exit, .speakText, .fadeOut: break
-        }
-    }
-
+    /// The device played some frames: the driver asks the announcement how it goes.
     func pumpPlayback() {
-        guard let current = playing else { return }
-        if heard == nil, let start = current.session.timelineStart, let b = current.boundary {
+        guard let current else { return }
+        if heard == nil, let start = current.session.timelineStart, let b = current.request.boundary {
             // The frames the oracle listens for: the first and the last of the announcement.
             let t = current.session.timeline
             heard = Heard(
-                boundary: b, text: current.text, first: start + t.anchorFrame, last: start + t.totalFrames,
-                soundAfter: Double((t.items.map(\.end).max() ?? 0) - t.anchorFrame) / Double(t.format.sampleRate))
+                boundary: b, text: current.request.text, first: start + t.anchorFrame, last: start + t.totalFrames,
+                soundAfter: t.secondsAfterAnchor)
         }
-        send(.playback(id: current.id, .pumped(anchorPlayed: current.session.anchorPlayed)))
-        guard let current = playing else { return }  // cut: stale
-        if current.session.pump() == .done {
-            finishPlayback()
-            send(.playback(id: current.id, .finished(onsetErrorMs: nil)))
-        }
+        send { $0.pump() }
     }
 
-    private func finishPlayback() {
-        playing = nil
+    /// Runs `body` against the driver, then notices an announcement that ended on the way.
+    private func send(_ body: (EngineDriver) -> Void) {
+        body(driver)
+        ports?.runDue()
+        if current != nil, driver?.playingID != current?.request.id { ended() }
+    }
+
+    private func opened(_ a: EmbeddedAnnouncement) {
+        current = a
+        sink = a.device as? CountingSink
+        heard = nil
+        world.sessionStarted()
+    }
+
+    private func ended() {
+        current = nil
         sink = nil
         heard = nil
         world.sessionEnded()
+    }
+
+    // MARK: EngineSurface
+
+    func outcome(_ outcome: Outcome) {
+        world.trace("outcome \(outcome.result) \(outcome.at)")
+        if outcome.kind == .cut, outcome.reason == .stale { world.cutStale() }
+        if outcome.kind == .skipped, outcome.reason == .zoneChanged {
+            world.fail("armed a boundary that is none in \(zone().identifier): \(outcome.at)")
+        }
+        if outcome.kind == .cut, outcome.boundary == nil, case .boundaryDue = outcome.reason { world.sayCutForBoundary() }
     }
 }
 
 /// A paced device that keeps counts, not samples (a year of priming silence would not fit in a
 /// `RecordingSink`, and memory is measured): `capacity` frames of buffer, played by `advance`.
-final class CountingSink: AudioSink {
+final class CountingSink: SimulatedDevice {
     let deviceName = "simulated"
     let format: StreamFormat
     let periodFrames: Int

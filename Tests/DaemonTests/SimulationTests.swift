@@ -16,111 +16,97 @@ final class SimulationTests: XCTestCase {
         var text: String
     }
 
-    /// Drives the real `ClockEngine` as `ClockDaemon` does, on a manual clock: its boundary timer
-    /// is a wait on the clock, its device a recording sink played to the end at once, its state
-    /// saves always succeed. `step` lets the armed wake-up come (optionally late); `trigger` is
-    /// the control request of an external driver.
-    final class Harness {
-        private(set) var engine: ClockEngine
+    /// The real `EngineDriver` and `ClockEngine` on the embedded ports: a manual clock, a recording
+    /// device played period by period, state writes that succeed at once. `step` lets the armed
+    /// wake-up come (optionally late) and plays the announcement out; `trigger` is the control
+    /// request of an external driver.
+    final class Harness: EngineSurface {
+        let ports: EmbeddedPorts
+        private(set) var driver: EngineDriver!
+        var engine: ClockEngine { driver.engine }
         let zone: Zone
         let clock: ManualClock
         var spoken: [Spoken] = []
         var skipped: [(Int, SkipReason)] = []
         var replies: [ControlReply] = []
-        let format = StreamFormat(sampleRate: 1000, channels: 1)
-        private var wake: (id: Int, at: Double)?
-        private var queue: [EngineEvent] = []
-        private var chimeOnly: Set<Int> = []
-        private var lastPlayed = 0
         /// What the courtesy look finds at every boundary (nothing: a headless machine).
-        var findings = CourtesyFindings.nothing
-        private var sessions: [Int: (PlaybackSession, RecordingSink, anchor: Double?)] = [:]
+        var findings: CourtesyFindings {
+            get { ports.findings }
+            set { ports.findings = newValue }
+        }
 
         var scheduler: AnnouncementScheduler { engine.scheduler }
 
         init(config: Config = Config(), state: PersistentState = PersistentState(), zone: String, start: Double, driver: Driver = .timer) {
             self.zone = Zone(identifier: zone)!
             clock = ManualClock(start)
-            let pack = PackFacts.fixture()
-            engine = ClockEngine(
-                options: ClockEngine.Options(driver: driver), settings: EngineSettings(config: config, pack: pack), state: state,
-                stateWarning: nil, zone: self.zone)
-            send(.start)
+            let settings = EngineSettings(config: config, pack: .fixture())
+            ports = EmbeddedPorts(clock: clock, zone: self.zone, settings: settings)
+            let engine = ClockEngine(
+                options: ClockEngine.Options(driver: driver), settings: settings, state: state, stateWarning: nil, zone: self.zone)
+            self.driver = ports.start(engine, surfaces: [self])
+            self.driver.send(.start)
         }
 
-        func send(_ event: EngineEvent) {
-            queue.append(event)
-            guard queue.count == 1 else { return }
-            while let next = queue.first {
-                for effect in engine.handle(next, now: clock.now) { execute(effect) }
-                queue.removeFirst()
-            }
-        }
-
-        private func execute(_ effect: EngineEffect) {
-            switch effect {
-            case .arm(.boundary, let at):
-                if let wake { clock.cancel(wake.id) }
-                wake = at.map { (clock.schedule(at: $0), $0) }
-            case .play(let request):
-                let t = request.planned.timeline
-                lastPlayed = request.id
-                if request.planned.plan.voiceClips.isEmpty { chimeOnly.insert(request.id) }
-                let pcm = Mixer.render(t, gain: request.gain) { _ in [Float](repeating: 0.5, count: 50) }
-                let sink = RecordingSink(format: format, capacity: 200, periodFrames: 20)
-                let session = PlaybackSession(sink: sink, timeline: t, pcm: pcm, anchorAt: request.anchor, clock: { [clock] in clock.now })
-                sessions[request.id] = (session, sink, request.anchor)
-                queue.append(.playback(id: request.id, .opened))
-            case .begin(let id):
-                guard let (session, sink, anchor) = sessions[id] else { return XCTFail("begin without play") }
-                let woke = clock.now
-                while case .wait = session.pump() {
-                    sink.advance(frames: 20)
-                    _ = clock.advance(to: clock.now + 0.020)
-                }
+        func outcome(_ o: Outcome) {
+            guard let boundary = o.boundary else { return }
+            switch o.kind {
+            case .spoke:
+                let chimeOnly = ports.announcements.last?.request.planned.plan.voiceClips.isEmpty == true
+                spoken.append(Spoken(boundary: boundary, text: o.text + (chimeOnly ? " [chime only]" : "")))
                 // Anchored on the boundary; a late wake-up (within the late limit) starts at once.
-                if let anchor { XCTAssertEqual(session.predictedAnchorTime ?? 0, max(anchor, woke), accuracy: 0.0011) }
-                sessions[id] = nil
-                queue.append(.playback(id: id, .finished(onsetErrorMs: 0)))
-            case .cut(let id): sessions[id] = nil
-            case .look(let boundary): queue.append(.courtesy(boundary: boundary, findings))
-            case .save(_, let request): if let request { queue.append(.saved(request, error: nil)) }
-            case .reply(_, let reply): replies.append(reply)
-            case .outcome(let o):
-                guard let boundary = o.boundary else { return }
-                switch o.kind {
-                case .spoke:
-                    spoken.append(Spoken(boundary: boundary, text: o.text + (chimeOnly.contains(lastPlayed) ? " [chime only]" : "")))
-                case .skipped: skipped.append((boundary, SkipReason(rawValue: o.reason ?? "") ?? .busy))
+                if let onset = o.onsetErrorMs, let woke = lastWake {
+                    XCTAssertEqual(onset, max(0, woke - Double(boundary)) * 1000, accuracy: 1.1, "onset of \(o.at)")
+                }
+            case .skipped:
+                switch o.reason {
+                case .skipped(let reason)?: skipped.append((boundary, reason))
+                case .courtesy?, .courtesyNoChime?: skipped.append((boundary, .courtesy))
                 default: break
                 }
             default: break
             }
         }
 
-        /// The armed wake-up comes (`wakeDelay` seconds late); returns the boundary it was for.
+        fileprivate var lastWake: Double?
+
+        /// The armed wake-up comes (`wakeDelay` seconds late) and the announcement plays out;
+        /// returns the boundary it was for.
         @discardableResult
         func step(wakeDelay: Double = 0) -> Int {
-            guard let wake, let boundary = engine.armed else {
+            guard let wake = ports.armed[.boundary], let boundary = engine.armed else {
                 XCTFail("nothing armed")
                 return 0
             }
-            XCTAssertEqual(clock.advance(to: wake.at + wakeDelay), [wake.id])
-            self.wake = nil
-            send(.timer(.boundary, clockWasSet: false, zone: zone))
-            // The daemon arms the next wait from max(now, boundary).
-            _ = clock.advance(to: max(clock.now, Double(boundary)))
+            if wakeDelay > 0 {
+                clock.set(wake + wakeDelay)  // asleep: nothing ran meanwhile
+                lastWake = clock.now
+                ports.fire(.boundary)
+            } else {
+                lastWake = wake
+                ports.advance(to: wake)
+            }
+            // Played out: the boundary, then the announcement (a few words of 50 ms).
+            ports.advance(to: max(clock.now, Double(boundary)) + 5)
             return boundary
         }
 
         /// The wall clock is set to `instant` (an NTP step or `date`).
         func stepClock(to instant: Double) {
             clock.set(instant)
-            send(.timer(.boundary, clockWasSet: true, zone: zone))
+            ports.fire(.boundary, clockWasSet: true)
+        }
+
+        /// A control request; its reply (now or later) is appended to `replies`.
+        func control(_ request: ControlRequest) {
+            ports.control(request) { [unowned self] in self.replies.append($0) }
         }
 
         /// A `trigger` (cron, a systemd timer); the engine decides which boundary it is for.
-        func trigger() { send(.control(.trigger, ReplyTo(1))) }
+        func trigger() {
+            lastWake = clock.now
+            control(.trigger)
+        }
     }
 
     func testASimulatedDayIs96AnnouncementsNoneMissedNoneDoubled() {
@@ -131,7 +117,7 @@ final class SimulationTests: XCTestCase {
         XCTAssertEqual(zip(h.spoken, h.spoken.dropFirst()).map { $1.boundary - $0.boundary }, [Int](repeating: 900, count: 95), "none missed")
         XCTAssertEqual(h.spoken.first?.text, "twelve fifteen AM")
         XCTAssertEqual(h.spoken.last?.text, "midnight")
-        XCTAssertEqual(h.clock.pending.count, 1, "nothing waiting but the next wake-up")
+        XCTAssertEqual(h.ports.armed.compactMapValues { $0 }.keys.sorted { "\($0)" < "\($1)" }, [.boundary], "nothing waiting but the next wake-up")
     }
 
     func testBothDSTNightsInNewYork() {
@@ -198,7 +184,7 @@ final class SimulationTests: XCTestCase {
         XCTAssertEqual(gain, 0.3, accuracy: 1e-6)
 
         h.stepClock(to: try InstantParser.parse("2026-07-02T09:50:00Z", in: h.zone))
-        h.send(.control(.muteFor(seconds: 1800), ReplyTo(2)))  // until 10:20
+        h.control(.muteFor(seconds: 1800))  // until 10:20
         XCTAssertEqual(h.replies.last, .ok("muted until 2026-07-02T10:20:00+00:00"))
         h.step()
         h.step()
@@ -216,8 +202,8 @@ final class SimulationTests: XCTestCase {
         XCTAssertEqual(Double(b) - h.clock.now, 15)
         h.trigger()
         XCTAssertEqual(h.engine.armed, b)
-        XCTAssertEqual(h.clock.advance(to: Double(b) - 1).count, 1)
-        h.send(.timer(.boundary, clockWasSet: false, zone: h.zone))
+        XCTAssertEqual(h.ports.armed[.boundary], h.engine.wakeTime(for: b))
+        h.step()
         XCTAssertEqual(h.spoken.map(\.boundary), [b])
         // A duplicate trigger for the same boundary: already spoken, skipped.
         h.trigger()
@@ -225,12 +211,13 @@ final class SimulationTests: XCTestCase {
         XCTAssertEqual(h.skipped.map(\.1), [.alreadySpoken])
         // A late trigger (3 s after the next boundary) still speaks it, within the late limit…
         let b2 = b + 900
-        _ = h.clock.advance(to: Double(b2) + 3)
+        h.ports.advance(to: Double(b2) + 3)
         h.trigger()
+        h.ports.advance(to: Double(b2) + 10)
         XCTAssertEqual(h.spoken.map(\.boundary), [b, b2])
         // …but 30 s late it is not spoken: the next boundary is too far for the trigger.
         let b3 = b2 + 900
-        _ = h.clock.advance(to: Double(b3) + 30)
+        h.ports.advance(to: Double(b3) + 30)
         h.trigger()
         XCTAssertEqual(h.spoken.count, 2)
         guard case .error(let text, .stale) = h.replies.last else { return XCTFail("\(String(describing: h.replies.last))") }

@@ -1,5 +1,4 @@
-import CLinux
-import Daemon
+import EventLoop
 import Foundation
 import MQTT
 import TestSupport
@@ -143,7 +142,7 @@ final class Driver {
         if condition() { return true }
         let deadline = MQTTClient.now() + timeout
         var met = false
-        try? loop.watch(tick.fd, events: UInt32(EPOLLIN.rawValue)) { [unowned self] _ in
+        try? loop.watch(tick.fd, events: .readable) { [unowned self] _ in
             _ = self.tick.read()
             every?()
             if condition() {

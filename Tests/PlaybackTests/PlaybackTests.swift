@@ -191,6 +191,41 @@ final class PlaybackSessionTests: XCTestCase {
         XCTAssertEqual(session.failure, gone)
     }
 
+    /// A sound server that stops answering shows the session a device that neither plays nor takes
+    /// anything (ALSA's pulse plugin reports a delay of 0 and accepts no frames): that is a stall
+    /// too, cut at the same limit, and the owner is told to look again without a device event.
+    func testADeviceThatNeitherPlaysNorTakesFramesIsCutAfterTheStallLimit() {
+        final class FrozenSink: AudioSink {
+            let deviceName = "pulse"
+            let format: StreamFormat
+            let periodFrames = 50
+            private(set) var stopped = false
+            init(format: StreamFormat) { self.format = format }
+            func write(_ frames: UnsafeBufferPointer<Int16>) throws(SinkError) -> Int { 0 }
+            func delay() throws(SinkError) -> Int { 0 }
+            func pollDescriptors() -> [PollDescriptor] { [] }
+            func acknowledge(revents: [Int16]) {}
+            func stop() { stopped = true }
+            func close() {}
+        }
+        let (t, pcm) = timeline([4000])
+        let sink = FrozenSink(format: format)
+        var now = 100.0
+        let session = PlaybackSession(sink: sink, timeline: t, pcm: pcm, clock: { now })
+        var waited = 0.0
+        var result = session.pump()
+        while case .wait(let timeout) = result {
+            guard let timeout else { return XCTFail("a frozen device must not be waited on forever") }
+            now += timeout
+            waited += timeout
+            result = session.pump()
+            XCTAssertLessThan(waited, 10)
+        }
+        XCTAssertEqual(waited, 2.0, accuracy: 0.01)
+        XCTAssertEqual(session.failure?.kind, .stalled)
+        XCTAssertTrue(sink.stopped)
+    }
+
     /// A device that stops taking frames (a sound server corked the stream) cuts the announcement
     /// after the stall limit, and the timeouts make the owner look again in time without any
     /// device event.
@@ -222,7 +257,7 @@ final class PlaybackSessionTests: XCTestCase {
         XCTAssertEqual(
             session.failure?.message,
             "The sound device \"recording\" stopped taking audio for 2.0 s (the sound server paused the stream, "
-                + "e.g. for a call); the announcement was cut.")
+                + "e.g. for a call, or stopped answering); the announcement was cut.")
         XCTAssertTrue(sink.stopped)
         XCTAssertEqual(reports.count, 2)
         for (clip, result) in reports {

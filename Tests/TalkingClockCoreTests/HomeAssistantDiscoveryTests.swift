@@ -202,8 +202,8 @@ final class HomeAssistantDiscoveryTests: XCTestCase {
         XCTAssertEqual(muteFor["cmd_tpl"] as? String, "{{ 'unmute' if (value | int) == 0 else 'mute for ' ~ (value | int) ~ 'm' }}")
         XCTAssertTrue((muteFor["val_tpl"] as? String ?? "").contains("value_json.mute_until"))
         // What the template renders for every value the control offers is a request the daemon takes.
-        let (low, high, step) = HomeAssistantDiscovery.muteMinutes
-        XCTAssertEqual([muteFor["min"] as? Int, muteFor["max"] as? Int, muteFor["step"] as? Int], [low, high, step])
+        XCTAssertEqual([muteFor["min"] as? Int, muteFor["max"] as? Int, muteFor["step"] as? Int], [0, 1440, 5])
+        let (step, high) = (5, 1440)
         XCTAssertEqual(try ControlRequest.parse(line: Array("unmute".utf8)).get(), .unmute)
         for minutes in stride(from: step, through: high, by: step) {
             XCTAssertEqual(try ControlRequest.parse(line: Array("mute for \(minutes)m".utf8)).get(), .muteFor(seconds: minutes * 60))

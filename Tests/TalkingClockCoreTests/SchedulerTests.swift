@@ -166,29 +166,64 @@ final class SchedulerTests: XCTestCase {
         }
     }
 
-    /// The runtime reasons keep their order around the configured decision.
+    /// The runtime reasons keep their order around the configured decision, and the one "how
+    /// quiet" fold orders the rest: the mute, a skip, quiet hours, then courtesy.
     func testRuntimeReasonsComeInTheirOrder() {
         var s = AnnouncementScheduler(
             config: Config(), state: PersistentState(mute: .mutedUntil(b + 3600), lastSpokenBoundary: b))
         s.skipNext = true
+        let call = CourtesyReason.call(.init(application: "Zoom", role: "phone"))
         XCTAssertEqual(
-            s.decide(boundary: b, now: Double(b) - 1, in: utc, busy: true).skipReason, .alreadySpoken,
+            s.decide(boundary: b, now: Double(b) - 1, in: utc, courtesy: .skip(call)).skipReason, .alreadySpoken,
             "spoken before beats everything")
         XCTAssertEqual(
-            s.decide(boundary: b + 900, now: Double(b + 900) + 60, in: utc, busy: true).skipReason, .stale, "then stale"
-        )
+            s.decide(boundary: b + 900, now: Double(b + 900) + 60, in: utc, courtesy: .skip(call)).skipReason, .stale,
+            "then stale")
         XCTAssertEqual(
-            s.decide(boundary: b + 900, now: Double(b + 900) - 1, in: utc, busy: true).skipReason, .muted, "then muted")
+            s.decide(boundary: b + 900, now: Double(b + 900) - 1, in: utc, courtesy: .skip(call)).skipReason, .muted,
+            "then muted")
         s.state.mute = .unmuted
         XCTAssertEqual(
-            s.decide(boundary: b + 900, now: Double(b + 900) - 1, in: utc, busy: true).skipReason, .skipRequested,
+            s.decide(boundary: b + 900, now: Double(b + 900) - 1, in: utc, courtesy: .skip(call)).skipReason, .skipRequested,
             "then skip")
         s.skipNext = false
-        XCTAssertEqual(
-            s.decide(boundary: b + 900, now: Double(b + 900) - 1, in: utc, busy: true).skipReason, .busy, "then busy")
         s.config.quiet = [QuietWindow(from: 0, to: 1440, mode: .silent)]
         XCTAssertEqual(
-            s.decide(boundary: b + 900, now: Double(b + 900) - 1, in: utc).skipReason, .quiet, "then the configuration")
+            s.decide(boundary: b + 900, now: Double(b + 900) - 1, in: utc, courtesy: .skip(call)).skipReason, .quiet,
+            "then the configuration")
+        s.config.quiet = []
+        XCTAssertEqual(
+            s.decide(boundary: b + 900, now: Double(b + 900) - 1, in: utc, courtesy: .skip(call)).skipReason, .courtesy,
+            "then courtesy")
+        // Chime-only (quiet hours or a call) at a minute whose chime does not ring is silent, for
+        // that rule's reason: the fold says it once for both.
+        s.config.chime = .hour
+        XCTAssertEqual(
+            s.decide(boundary: b + 900, now: Double(b + 900) - 1, in: utc, courtesy: .chimeOnly(call, .leave)).skipReason,
+            .courtesy, "chime-only for a call, and no bell at a quarter past")
+        s.config.quiet = [QuietWindow(from: 0, to: 1440, mode: .chimeOnly)]
+        XCTAssertEqual(
+            s.decide(boundary: b + 900, now: Double(b + 900) - 1, in: utc).skipReason, .quiet,
+            "chime-only hours, and no bell at a quarter past")
+        guard case .speak(_, _, let style, _) = s.decide(boundary: b + 3600, now: Double(b + 3600) - 1, in: utc) else {
+            return XCTFail("the hour's bell rings in chime-only hours")
+        }
+        XCTAssertFalse(style.voice, "the bell without the voice")
+    }
+
+    /// The fold itself: silent wins; the lowest volume wins; chime-only silences the voice.
+    func testHushFoldCombinesEveryRuleOnce() {
+        let style = AnnouncementStyle(chime: .hour, voice: true)
+        XCTAssertEqual(Hush.fold([], style: style, gain: 0.8, minute: 0), .speak(style, gain: 0.8))
+        XCTAssertEqual(
+            Hush.fold([Hush(.volume(30), .quiet), Hush(.volume(50), .courtesy)], style: style, gain: 0.8, minute: 15),
+            .speak(style, gain: 0.3))
+        XCTAssertEqual(
+            Hush.fold([Hush(.chimeOnly, .courtesy), Hush(.silent, .quiet)], style: style, gain: 1, minute: 0), .silent(.quiet))
+        var bellOnly = style
+        bellOnly.voice = false
+        XCTAssertEqual(Hush.fold([Hush(.chimeOnly, .courtesy)], style: style, gain: 1, minute: 0), .speak(bellOnly, gain: 1))
+        XCTAssertEqual(Hush.fold([Hush(.chimeOnly, .courtesy)], style: style, gain: 1, minute: 15), .silent(.courtesy))
     }
 }
 

@@ -52,14 +52,4 @@ final class TextFormatTests: XCTestCase {
             XCTAssertEqual(t.trimmingWhitespace(), t.trimmingCharacters(in: .whitespaces), t.debugDescription)
         }
     }
-
-    func testPlainLockExcludes() {
-        final class Box: @unchecked Sendable { var n = 0 }
-        let lock = PlainLock()
-        let box = Box()
-        DispatchQueue.concurrentPerform(iterations: 8) { _ in
-            for _ in 0..<10_000 { lock.withLock { box.n += 1 } }
-        }
-        XCTAssertEqual(box.n, 80_000)
-    }
 }

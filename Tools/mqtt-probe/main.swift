@@ -6,8 +6,7 @@
 // With --seconds, runs that long after the first connect, then prints "wakeups N" (event-loop
 // wake-ups for MQTT since that connect) and exits.
 import ConfigFiles
-import CLinux
-import Daemon
+import EventLoop
 import FoundationEssentials
 #if canImport(Glibc)
     import Glibc
@@ -50,7 +49,7 @@ do {
     let seconds = value("--seconds").flatMap(Double.init)
     var atConnect = 0
     let stopTimer = try TimerFD(realtime: false)
-    try loop.watch(stopTimer.fd, events: UInt32(EPOLLIN.rawValue)) { _ in
+    try loop.watch(stopTimer.fd, events: .readable) { _ in
         _ = stopTimer.read()
         say("wakeups \(source.wakeups - atConnect)")
         loop.stop()

@@ -35,8 +35,6 @@ public enum HomeAssistantDiscovery {
     /// What the `event` entity reports (`evt_typ`): each `AnnouncementEvent.Kind`.
     public static let eventTypes = AnnouncementEvent.Kind.allCases.map(\.rawValue)
 
-    /// The durations the "Mute for" control offers, in minutes.
-    public static let muteMinutes = (min: 0, max: 1440, step: 5)
 
     public struct Device: Codable, Equatable, Sendable {
         public var ids: [String]
@@ -128,65 +126,60 @@ public enum HomeAssistantDiscovery {
             return c
         }
 
-        var mute = entity("mute", "switch", "Mute")
-        mute.icon = "mdi:volume-off"
-        mute.cmd_t = command
-        mute.pl_on = "mute"
-        mute.pl_off = "unmute"
-        mute.stat_t = state
-        mute.val_tpl = "{{ 'ON' if value_json.muted else 'OFF' }}"
-        mute.stat_on = "ON"
-        mute.stat_off = "OFF"
-        mute.json_attr_t = state
-        mute.json_attr_tpl = attributesTemplate
-
-        // A timed mute: minutes from now (0 unmutes); its state is the minutes left, from the
-        // state's `mute_until` (0 when not muted for a time).
-        var muteFor = entity("mute_for", "number", "Mute for")
-        muteFor.icon = "mdi:timer-off-outline"
-        muteFor.cmd_t = command
-        muteFor.cmd_tpl = "{{ 'unmute' if (value | int) == 0 else 'mute for ' ~ (value | int) ~ 'm' }}"
-        muteFor.stat_t = state
-        muteFor.val_tpl =
-            "{{ [((as_timestamp(value_json.mute_until) - as_timestamp(now())) / 60) | round(0, 'ceil') | int, 0] | max "
-            + "if value_json.get('mute_until') else 0 }}"
-        muteFor.min = muteMinutes.min
-        muteFor.max = muteMinutes.max
-        muteFor.step = muteMinutes.step
-        muteFor.mode = "box"
-        muteFor.unit_of_meas = "min"
-
-        var skip = entity("skip", "button", "Skip the next announcement")
-        skip.icon = "mdi:skip-next"
-        skip.cmd_t = command
-        skip.pl_prs = "skip"
-
-        var say = entity("say", "button", "Say the time")
-        say.icon = "mdi:account-voice"
-        say.cmd_t = command
-        say.pl_prs = "say"
-
-        var chime = entity("chime", "select", "Chime")
-        chime.icon = "mdi:bell-ring"
-        chime.cmd_t = command
-        chime.cmd_tpl = "chime {{ value }}"
-        chime.options = chimes.map { offered in chimeOptions.filter { offered.contains($0) } } ?? chimeOptions
-        chime.stat_t = state
-        chime.val_tpl = "{{ value_json.chime }}"
-        chime.ent_cat = "config"
-
-        var volume = entity("volume", "number", "Volume")
-        volume.icon = "mdi:volume-high"
-        volume.cmd_t = command
-        volume.cmd_tpl = "volume {{ value | int }}"
-        volume.stat_t = state
-        volume.val_tpl = "{{ value_json.volume }}"
-        volume.min = 0
-        volume.max = 100
-        volume.step = 1
-        volume.mode = "slider"
-        volume.unit_of_meas = "%"
-        volume.ent_cat = "config"
+        // The controls come from the command table: each row that Home Assistant exposes.
+        var controls: [String: Component] = [:]
+        for row in ControlCommand.all {
+            guard let control = row.homeAssistant else { continue }
+            switch control {
+            case .button(let key, let name, let icon):
+                var c = entity(key, "button", name)
+                c.icon = icon
+                c.cmd_t = command
+                c.pl_prs = row.syntax
+                controls[key] = c
+            case .switchOn(let key, let name, let icon, let stateTemplate):
+                var c = controls[key] ?? entity(key, "switch", name)
+                c.name = name
+                c.icon = icon
+                c.cmd_t = command
+                c.pl_on = row.syntax
+                c.stat_t = state
+                c.val_tpl = stateTemplate
+                c.stat_on = "ON"
+                c.stat_off = "OFF"
+                c.json_attr_t = state
+                c.json_attr_tpl = attributesTemplate
+                controls[key] = c
+            case .switchOff(let key):
+                var c = controls[key] ?? entity(key, "switch", key)
+                c.pl_off = row.syntax
+                controls[key] = c
+            case .number(let key, let name, let icon, let commandTemplate, let stateTemplate, let range):
+                var c = entity(key, "number", name)
+                c.icon = icon
+                c.cmd_t = command
+                c.cmd_tpl = commandTemplate
+                c.stat_t = state
+                c.val_tpl = stateTemplate
+                c.min = range.min
+                c.max = range.max
+                c.step = range.step
+                c.mode = range.mode
+                c.unit_of_meas = range.unit
+                if range.isSetting { c.ent_cat = "config" }
+                controls[key] = c
+            case .select(let key, let name, let icon, let commandTemplate, let stateTemplate):
+                var c = entity(key, "select", name)
+                c.icon = icon
+                c.cmd_t = command
+                c.cmd_tpl = commandTemplate
+                c.options = chimes.map { offered in chimeOptions.filter { offered.contains($0) } } ?? chimeOptions
+                c.stat_t = state
+                c.val_tpl = stateTemplate
+                c.ent_cat = "config"
+                controls[key] = c
+            }
+        }
 
         var next = entity("next", "sensor", "Next announcement")
         next.dev_cla = "timestamp"
@@ -228,9 +221,6 @@ public enum HomeAssistantDiscovery {
             o: Origin(name: "talking-clock", sw: version, url: supportURL),
             avty_t: "\(base)/availability",
             qos: 1,
-            cmps: [
-                "mute": mute, "mute_for": muteFor, "say": say, "skip": skip, "chime": chime, "volume": volume, "next": next,
-                "onset_error": onset, "announcement": announced, "reply": reply,
-            ])
+            cmps: controls.merging(["next": next, "onset_error": onset, "announcement": announced, "reply": reply]) { a, _ in a })
     }
 }

@@ -21,42 +21,184 @@ import FoundationEssentials
 //
 // Every request line gets exactly one reply line; `status json` replies `ok {…}` on one line.
 
-/// One control command as every surface shows it: the parser's errors, `help`, the command
-/// table in docs/control.md (a test compares them) and Home Assistant discovery (which entity, if
-/// any, exposes it). MPD's command table in small: a new command is one more row here.
-public struct ControlCommand: Hashable, Sendable {
+/// One control command as every surface shows it, and how it is read: MPD's command table in
+/// small (`{ name, permission, min, max, handler }`). The parser tries the rows of the request's
+/// first word in order, `help` and the table in docs/control-socket.md list them, the CLI's
+/// subcommands take their help from them, and Home Assistant discovery builds its controls from
+/// the `homeAssistant` of each row. A new command is one more row here (and its case in the engine).
+public struct ControlCommand: Sendable {
     /// The request as typed, arguments in angle brackets.
     public var syntax: String
     /// What it does, in a few words (empty: the syntax says it).
     public var help: String
-    /// The Home Assistant entity that sends it (`switch`, `button`, `select`, `number`), or nil.
-    public var homeAssistant: String?
+    /// The Home Assistant control that sends it, or nil.
+    public var homeAssistant: HomeAssistantControl?
+    /// Reads the arguments after the command word: nil when they are not this row's form (a later
+    /// row of the same word may take them), else the request or why it is refused.
+    let read: @Sendable (_ arguments: [String]) -> Result<ControlRequest, ControlProtocolError>?
 
-    public init(_ syntax: String, _ help: String, homeAssistant: String? = nil) {
+    init(
+        _ syntax: String, _ help: String, homeAssistant: HomeAssistantControl? = nil,
+        read: @escaping @Sendable ([String]) -> Result<ControlRequest, ControlProtocolError>?
+    ) {
         self.syntax = syntax
         self.help = help
         self.homeAssistant = homeAssistant
+        self.read = read
+    }
+
+    /// A row with no arguments (`unmute`, `skip`); its own usage error when given some.
+    init(_ word: String, _ help: String, homeAssistant: HomeAssistantControl? = nil, _ request: ControlRequest) {
+        self.init(word, help, homeAssistant: homeAssistant) { arguments in
+            guard arguments.isEmpty else {
+                return .failure(
+                    ControlProtocolError("'\(word)' takes no arguments, but got '\(arguments.joined(separator: " "))'."))
+            }
+            return .success(request)
+        }
+    }
+
+    /// The command word ("mute" for "mute for <duration>").
+    public var word: String { String(syntax.prefix { $0 != " " }) }
+
+    /// The help of the row whose syntax is `syntax` (the CLI's subcommands use it).
+    public static func help(_ syntax: String) -> String {
+        all.first { $0.syntax == syntax }?.help ?? ""
     }
 
     public static let all: [ControlCommand] = [
-        ControlCommand("status", "summary"),
-        ControlCommand("status json", "the same as JSON"),
-        ControlCommand("say", "speak the time now", homeAssistant: "button"),
-        ControlCommand("say at <unix-seconds>", "first sample at that instant, e.g. say at 1767225600.000: rooms in unison"),
-        ControlCommand("trigger", "a boundary is near: announce it on time"),
-        ControlCommand("mute", "until unmute", homeAssistant: "switch"),
-        ControlCommand("mute for <duration>", "e.g. 90s, 30m, 1h30m", homeAssistant: "number"),
-        ControlCommand("mute until <HH:MM>", "local time"),
-        ControlCommand("unmute", "", homeAssistant: "switch"),
-        ControlCommand("skip", "cut the announcement playing now, or leave out the next one", homeAssistant: "button"),
-        ControlCommand("unskip", "take back a pending skip"),
+        ControlCommand("status", "summary") { $0.isEmpty ? .success(.status) : nil },
+        ControlCommand("status json", "the same as JSON") { arguments in
+            if arguments.count == 1 && arguments[0].lowercased() == "json" { return .success(.statusJSON) }
+            return .failure(
+                ControlProtocolError("'status' takes no argument or 'json', not '\(arguments.joined(separator: " "))'."))
+        },
         ControlCommand(
-            "announce <max-wait seconds>", "as 'announce --next': reply once the next boundary is spoken"),
-        ControlCommand("chime <style>", "none, hour, westminster or ships-bells; until reload or restart", homeAssistant: "select"),
-        ControlCommand("volume <0-100>", "until reload or restart", homeAssistant: "number"),
-        ControlCommand("reload", "re-read the config and the pack"),
-        ControlCommand("help", ""),
+            "say", "speak the time now",
+            homeAssistant: .button(key: "say", name: "Say the time", icon: "mdi:account-voice")
+        ) { $0.isEmpty ? .success(.say) : nil },
+        ControlCommand("say at <unix-seconds>", "first sample at that instant, e.g. say at 1767225600.000: rooms in unison") {
+            ControlRequest.parseSayAt($0)
+        },
+        ControlCommand("trigger", "a boundary is near: announce it on time", .trigger),
+        ControlCommand(
+            "mute", "until unmute",
+            homeAssistant: .switchOn(key: "mute", name: "Mute", icon: "mdi:volume-off", state: "{{ 'ON' if value_json.muted else 'OFF' }}")
+        ) { $0.isEmpty ? .success(.mute) : nil },
+        ControlCommand(
+            "mute for <duration>", "e.g. 90s, 30m, 1h30m",
+            homeAssistant: .number(
+                key: "mute_for", name: "Mute for", icon: "mdi:timer-off-outline",
+                // Minutes from now (0 unmutes); its state is the minutes left, from `mute_until`.
+                command: "{{ 'unmute' if (value | int) == 0 else 'mute for ' ~ (value | int) ~ 'm' }}",
+                state:
+                    "{{ [((as_timestamp(value_json.mute_until) - as_timestamp(now())) / 60) | round(0, 'ceil') | int, 0] | max "
+                    + "if value_json.get('mute_until') else 0 }}",
+                range: HomeAssistantControl.NumberRange(min: 0, max: 1440, step: 5, mode: "box", unit: "min", isSetting: false))
+        ) { arguments in
+            guard arguments.first?.lowercased() == "for" else { return nil }
+            let rest = arguments.dropFirst().joined(separator: " ")
+            guard !rest.isEmpty else {
+                return .failure(ControlProtocolError("'mute for' needs a duration, such as mute for 30m or mute for 1h30m."))
+            }
+            do throws(MuteError) { return .success(.muteFor(seconds: try Mute.parseDuration(rest))) } catch {
+                return .failure(ControlProtocolError(error.description))
+            }
+        },
+        ControlCommand("mute until <HH:MM>", "local time") { arguments in
+            guard arguments.first?.lowercased() == "until" else {
+                return .failure(
+                    ControlProtocolError(
+                        "'mute' takes nothing, 'for <duration>' or 'until <HH:MM>', not '\(arguments.joined(separator: " "))'."))
+            }
+            guard arguments.count == 2 else {
+                return .failure(ControlProtocolError("'mute until' needs one time of day, such as mute until 07:30 (24-hour HH:MM)."))
+            }
+            do throws(InstantParser.Failure) {
+                let time = try InstantParser.parseClockTime(arguments[1])
+                return .success(.muteUntil(hour: time.hour, minute: time.minute))
+            } catch {
+                return .failure(ControlProtocolError(error.description))
+            }
+        },
+        ControlCommand("unmute", "", homeAssistant: .switchOff(key: "mute"), .unmute),
+        ControlCommand(
+            "skip", "cut the announcement playing now, or leave out the next one",
+            homeAssistant: .button(key: "skip", name: "Skip the next announcement", icon: "mdi:skip-next"), .skip),
+        ControlCommand("unskip", "take back a pending skip", .unskip),
+        ControlCommand("announce <max-wait seconds>", "as 'announce --next': reply once the next boundary is spoken") { arguments in
+            guard arguments.count == 1, let seconds = Int(arguments[0]), seconds >= 0, seconds <= 86_400 else {
+                return .failure(
+                    ControlProtocolError("'announce' needs the longest wait in whole seconds (0 to 86400), such as announce 60."))
+            }
+            return .success(.announce(maxWait: seconds))
+        },
+        ControlCommand(
+            "chime <style>", "none, hour, westminster or ships-bells; until reload or restart",
+            homeAssistant: .select(
+                key: "chime", name: "Chime", icon: "mdi:bell-ring", command: "chime {{ value }}", state: "{{ value_json.chime }}")
+        ) { arguments in
+            let styles = ChimeStyle.allCases.map(\.rawValue)
+            guard arguments.count == 1, let style = ChimeStyle(rawValue: arguments[0].lowercased()) else {
+                return .failure(
+                    ControlProtocolError(
+                        "'chime' needs one style, one of \(styles.joined(separator: ", ")), such as chime westminster"
+                            + (arguments.isEmpty ? "." : ", not '\(arguments.joined(separator: " "))'.")))
+            }
+            return .success(.chime(style))
+        },
+        ControlCommand(
+            "volume <0-100>", "until reload or restart",
+            homeAssistant: .number(
+                key: "volume", name: "Volume", icon: "mdi:volume-high", command: "volume {{ value | int }}",
+                state: "{{ value_json.volume }}",
+                range: HomeAssistantControl.NumberRange(min: 0, max: 100, step: 1, mode: "slider", unit: "%", isSetting: true))
+        ) { arguments in
+            guard arguments.count == 1, arguments[0].allSatisfy(\.isASCII), let percent = Int(arguments[0]), (0...100).contains(percent)
+            else {
+                return .failure(
+                    ControlProtocolError(
+                        "'volume' needs a whole percent from 0 to 100, such as volume 40"
+                            + (arguments.isEmpty ? "." : ", not '\(arguments.joined(separator: " "))'.")))
+            }
+            return .success(.volume(percent))
+        },
+        ControlCommand("reload", "re-read the config and the pack", .reload),
+        ControlCommand("help", "", .help),
     ]
+}
+
+/// A Home Assistant control made from a row of the command table (discovery builds it).
+public enum HomeAssistantControl: Sendable, Hashable {
+    public struct NumberRange: Sendable, Hashable {
+        public var min: Int
+        public var max: Int
+        public var step: Int
+        public var mode: String
+        public var unit: String
+        /// Shown among the device's settings (`entity_category: config`).
+        public var isSetting: Bool
+    }
+    /// A button that sends the row's syntax.
+    case button(key: String, name: String, icon: String)
+    /// A switch whose "on" sends the row's syntax; `state` renders ON/OFF from the state topic.
+    case switchOn(key: String, name: String, icon: String, state: String)
+    /// The "off" of the switch `key`: sends the row's syntax.
+    case switchOff(key: String)
+    /// A number: `command` renders the request from the value, `state` the value from the state topic.
+    case number(key: String, name: String, icon: String, command: String, state: String, range: NumberRange)
+    /// A select of the chime styles the pack rings.
+    case select(key: String, name: String, icon: String, command: String, state: String)
+
+    /// The entity's platform ("button", "switch", "number", "select").
+    public var platform: String {
+        switch self {
+        case .button: "button"
+        case .switchOn, .switchOff: "switch"
+        case .number: "number"
+        case .select: "select"
+        }
+    }
 }
 
 /// A request from a control client.
@@ -162,59 +304,8 @@ public enum ControlRequest: Hashable, Sendable {
         }
         let command = first.lowercased()
         let arguments = Array(parts.dropFirst())
-
-        func noArguments(_ request: ControlRequest) -> Result<ControlRequest, ControlProtocolError> {
-            guard arguments.isEmpty else {
-                return .failure(
-                    ControlProtocolError(
-                        "'\(command)' takes no arguments, but got '\(arguments.joined(separator: " "))'."))
-            }
-            return .success(request)
-        }
-
-        switch command {
-        case "status":
-            if arguments.isEmpty { return .success(.status) }
-            if arguments.count == 1 && arguments[0].lowercased() == "json" { return .success(.statusJSON) }
-            return .failure(
-                ControlProtocolError(
-                    "'status' takes no argument or 'json', not '\(arguments.joined(separator: " "))'."))
-        case "say":
-            if arguments.isEmpty { return .success(.say) }
-            return parseSayAt(arguments)
-        case "trigger": return noArguments(.trigger)
-        case "unmute": return noArguments(.unmute)
-        case "skip": return noArguments(.skip)
-        case "unskip": return noArguments(.unskip)
-        case "announce":
-            guard arguments.count == 1, let seconds = Int(arguments[0]), seconds >= 0, seconds <= 86_400 else {
-                return .failure(
-                    ControlProtocolError("'announce' needs the longest wait in whole seconds (0 to 86400), such as announce 60."))
-            }
-            return .success(.announce(maxWait: seconds))
-        case "chime":
-            let styles = ChimeStyle.allCases.map(\.rawValue)
-            guard arguments.count == 1, let style = ChimeStyle(rawValue: arguments[0].lowercased()) else {
-                return .failure(
-                    ControlProtocolError(
-                        "'chime' needs one style, one of \(styles.joined(separator: ", ")), such as chime westminster"
-                            + (arguments.isEmpty ? "." : ", not '\(arguments.joined(separator: " "))'.")))
-            }
-            return .success(.chime(style))
-        case "volume":
-            guard arguments.count == 1, arguments[0].allSatisfy(\.isASCII), let percent = Int(arguments[0]),
-                (0...100).contains(percent)
-            else {
-                return .failure(
-                    ControlProtocolError(
-                        "'volume' needs a whole percent from 0 to 100, such as volume 40"
-                            + (arguments.isEmpty ? "." : ", not '\(arguments.joined(separator: " "))'.")))
-            }
-            return .success(.volume(percent))
-        case "reload": return noArguments(.reload)
-        case "help": return noArguments(.help)
-        case "mute": return parseMute(arguments)
-        default:
+        let rows = ControlCommand.all.filter { $0.word == command }
+        guard !rows.isEmpty else {
             let list = commands.joined(separator: ", ")
             if let near = Suggestion.closest(to: command, in: words) {
                 return .failure(
@@ -222,10 +313,16 @@ public enum ControlRequest: Hashable, Sendable {
             }
             return .failure(ControlProtocolError("unknown command '\(first)'; commands: \(list)."))
         }
+        for row in rows {
+            if let result = row.read(arguments) { return result }
+        }
+        return .failure(
+            ControlProtocolError(
+                "'\(command)' takes \(rows.map { "'\($0.syntax)'" }.joined(separator: " or ")), not '\(arguments.joined(separator: " "))'."))
     }
 
     /// `say at <seconds since the epoch>`: digits with an optional fraction (no sign, no exponent).
-    private static func parseSayAt(_ arguments: [String]) -> Result<ControlRequest, ControlProtocolError> {
+    static func parseSayAt(_ arguments: [String]) -> Result<ControlRequest, ControlProtocolError> {
         let usage = "'say' takes nothing or 'at <unix-seconds>' (e.g. say at 1767225600.000)"
         guard arguments.count == 2, arguments[0].lowercased() == "at" else {
             return .failure(ControlProtocolError("\(usage), not '\(arguments.joined(separator: " "))'."))
@@ -239,41 +336,6 @@ public enum ControlRequest: Hashable, Sendable {
             return .failure(ControlProtocolError("\(usage); '\(text)' is not a number of seconds since 1970."))
         }
         return .success(.sayAt(seconds))
-    }
-
-    private static func parseMute(_ arguments: [String]) -> Result<ControlRequest, ControlProtocolError> {
-        guard let mode = arguments.first?.lowercased() else { return .success(.mute) }
-        let rest = arguments.dropFirst().joined(separator: " ")
-        switch mode {
-        case "for":
-            guard !rest.isEmpty else {
-                return .failure(
-                    ControlProtocolError("'mute for' needs a duration, such as mute for 30m or mute for 1h30m."))
-            }
-            do {
-                return .success(.muteFor(seconds: try Mute.parseDuration(rest)))
-            } catch {
-                return .failure(ControlProtocolError(error.description))
-            }
-        case "until":
-            guard arguments.count == 2 else {
-                return .failure(
-                    ControlProtocolError(
-                        "'mute until' needs one time of day, such as mute until 07:30 (24-hour HH:MM)."))
-            }
-            do {
-                let time = try InstantParser.parseClockTime(rest)
-                return .success(.muteUntil(hour: time.hour, minute: time.minute))
-            } catch {
-                return .failure(ControlProtocolError(error.description))
-            }
-        default:
-            return .failure(
-                ControlProtocolError(
-                    "'mute' takes nothing, 'for <duration>' or 'until <HH:MM>', not "
-                        + "'\(arguments.joined(separator: " "))'."
-                ))
-        }
     }
 }
 

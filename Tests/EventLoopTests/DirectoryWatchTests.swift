@@ -1,14 +1,14 @@
-import Daemon
+import EventLoop
 import Foundation
 import Glibc
 import XCTest
 
-final class ZoneWatcherTests: XCTestCase {
-    func testReportsOnlyTheZoneFilesBeingReplaced() throws {
+final class DirectoryWatchTests: XCTestCase {
+    func testReportsOnlyTheWatchedNamesBeingReplaced() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("zone-watch-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let watcher = try ZoneWatcher(directory: dir.path)
+        let watcher = try DirectoryWatch(directory: dir.path, names: ["localtime", "timezone"])
         XCTAssertFalse(watcher.read(), "nothing happened yet")
         try "nameserver 192.0.2.1\n".write(
             to: dir.appendingPathComponent("resolv.conf"), atomically: true, encoding: .utf8)
@@ -20,10 +20,10 @@ final class ZoneWatcherTests: XCTestCase {
         XCTAssertFalse(watcher.read(), "events are drained")
         try "Asia/Tokyo\n".write(to: dir.appendingPathComponent("timezone"), atomically: false, encoding: .utf8)
         XCTAssertTrue(watcher.read(), "timezone rewritten in place")
-        XCTAssertThrowsError(try ZoneWatcher(directory: dir.appendingPathComponent("missing").path)) { error in
+        XCTAssertThrowsError(try DirectoryWatch(directory: dir.appendingPathComponent("missing").path, names: ["localtime"])) { error in
             XCTAssertTrue(
                 "\(error)".contains(
-                    "watching \(dir.path)/missing for time zone changes: inotify_add_watch failed: No such file or directory"
+                    "watching \(dir.path)/missing: inotify_add_watch failed: No such file or directory"
                 ), "\(error)")
         }
     }

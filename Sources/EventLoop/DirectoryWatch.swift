@@ -1,20 +1,18 @@
-import ConfigFiles
 import CLinux
 import Glibc
 
-/// Tells the event loop when the system time zone may have changed: an `inotify` descriptor on
-/// the directory of `/etc/localtime` that reports the names `ZoneResolver` reads (`localtime`,
-/// `timezone`) being replaced, created, written or removed. `timedatectl set-timezone` and
-/// `ln -sf` replace the symlink, which a watch on the link itself would not see.
+/// Names in one directory being replaced, created, written or removed: an `inotify` descriptor on
+/// the directory, which sees a file (or symlink) replaced by rename — `timedatectl set-timezone`
+/// and `ln -sf` replace /etc/localtime that way, and a watch on the link itself would not see it.
 ///
-/// Only those names count; other files changing in the directory wake the loop for nothing more
-/// than a read.
-public final class ZoneWatcher {
+/// Only the given names count; other files changing in the directory wake the loop for nothing
+/// more than a read.
+public final class DirectoryWatch {
     public let fd: Int32
     public let directory: String
     public let names: Set<String>
 
-    public init(directory: String = "/etc", names: Set<String> = ["localtime", "timezone"]) throws(SystemError) {
+    public init(directory: String, names: Set<String>) throws(SystemError) {
         self.directory = directory
         self.names = names
         // inotify_init1
@@ -23,7 +21,7 @@ public final class ZoneWatcher {
         let mask = UInt32(IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_DELETE | IN_MOVED_FROM)
         // inotify_add_watch
         guard inotify_add_watch(fd, directory, mask) >= 0 else {
-            let error = SystemError("inotify_add_watch", context: "watching \(directory) for time zone changes")
+            let error = SystemError("inotify_add_watch", context: "watching \(directory)")
             Glibc.close(fd)
             throw error
         }

@@ -1,4 +1,3 @@
-import ConfigFiles
 import Glibc
 import Playback
 

@@ -1,8 +1,7 @@
-import ConfigFiles
-import FoundationEssentials
 import CLinux
+import FoundationEssentials
 import Glibc
-import TalkingClockCore
+
 
 /// Between announcements the daemon hands its clean, read-only file pages (its own code, the C
 /// libraries' code and constant data) back to the kernel's page cache, and malloc's free memory back
@@ -66,7 +65,7 @@ public enum CodePages {
             else { continue }
             close()
             let perms = Array(fields[1].utf8)
-            let path = fields.count == 6 ? String(fields[5]).trimmingWhitespace() : ""
+            let path = fields.count == 6 ? String(fields[5].drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed()) : ""
             let readable = perms.count == 4 && perms[0] == UInt8(ascii: "r")
             let writable = perms.count == 4 && perms[1] == UInt8(ascii: "w")
             // A file's path starts with "/"; "[heap]", "[stack]", "[vdso]" and anonymous maps do not.

@@ -1,6 +1,4 @@
-import ConfigFiles
-import CLinux
-import MQTT
+import EventLoop
 
 /// Puts an `MQTTClient` on the daemon's `EventLoop`: its socket (read, and write while
 /// libmosquitto has bytes queued) and one monotonic `TimerFD` for its single deadline (keepalive,
@@ -19,7 +17,7 @@ public final class MQTTEventSource {
         self.loop = loop
         timer = try TimerFD(realtime: false)
         connector = try BackgroundJob(loop: loop)
-        try loop.watch(timer.fd, events: UInt32(EPOLLIN.rawValue)) { [unowned self] _ in
+        try loop.watch(timer.fd, events: .readable) { [unowned self] _ in
             guard self.timer.read() == .fired else { return }
             self.wakeups += 1
             self.client.handleDeadline()
@@ -37,18 +35,18 @@ public final class MQTTEventSource {
     private func apply(_ old: MQTTWatch, _ new: MQTTWatch) {
         if old.fd >= 0 && (old.fd != new.fd || new.fd < 0) { loop.unwatch(old.fd) }
         if new.fd >= 0 && (old.fd != new.fd || old.writable != new.writable) {
-            var events = UInt32(EPOLLIN.rawValue)
-            if new.writable { events |= UInt32(EPOLLOUT.rawValue) }
+            var events = IOEvents.readable
+            if new.writable { events.insert(.writable) }
             // A socket libmosquitto closed and reopened under the same number is a new epoll
             // entry: drop the old registration first (EventLoop.watch would otherwise MOD it).
             if old.fd == new.fd { loop.unwatch(new.fd) }
             do {
                 try loop.watch(new.fd, events: events) { [unowned self] ev in
                     self.wakeups += 1
-                    let errorOrHangup = ev & UInt32(EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0
+                    let errorOrHangup = !ev.isDisjoint(with: [.error, .hangUp])
                     self.client.handle(
-                        readable: ev & UInt32(EPOLLIN.rawValue) != 0 || errorOrHangup,
-                        writable: ev & UInt32(EPOLLOUT.rawValue) != 0)
+                        readable: ev.contains(.readable) || errorOrHangup,
+                        writable: ev.contains(.writable))
                 }
             } catch {
                 // Cannot happen for a valid socket; the keepalive deadline will notice a dead one.

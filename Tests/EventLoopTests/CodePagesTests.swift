@@ -1,7 +1,7 @@
 import Glibc
 import XCTest
 
-@testable import Daemon
+@testable import EventLoop
 
 /// The idle daemon gives its clean file pages back (CodePages): only mappings where the kernel
 /// keeps what was there may be dropped.

@@ -1,4 +1,3 @@
-import ConfigFiles
 import FoundationEssentials
 #if canImport(Glibc)
     import Glibc
