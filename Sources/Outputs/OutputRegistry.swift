@@ -41,6 +41,12 @@ public enum OutputRegistry {
         StreamLabel.apply(role: role, environment: environment)
     }
 
+    /// Seconds ahead of its anchor a sink for `device` must be opened (0: any lead will do); the
+    /// daemon wakes at least this early for a boundary.
+    public static func leadTime(_ device: String) -> Double {
+        driver(for: device).leadTime(device)
+    }
+
     /// Whether `device` can play `format` now (`check`).
     public static func probe(_ device: String, format: StreamFormat) throws(SinkError) {
         try driver(for: device).probe(device, format: format)

@@ -28,6 +28,14 @@ public struct SnapcastOutputDriver: OutputDriver {
         return try SnapcastSink(target: try SnapcastTarget.prepare(try SnapcastEndpoint(device), timeout: Self.rpcTimeout), format: format)
     }
 
+    /// The buffer, a chunk, the clients' warm-up and (unless the device says `meta=no`) a meta
+    /// stream's lead-in: `SnapcastTarget.openAhead` from the device's own options. An unparsable
+    /// name needs none (opening it fails anyway).
+    public func leadTime(_ device: String) -> Double {
+        guard let endpoint = try? SnapcastEndpoint(device) else { return 0 }
+        return SnapcastTarget.openAhead(endpoint, chunkMs: endpoint.chunkMs ?? SnapcastEndpoint.defaultChunkMs, meta: endpoint.meta != .no)
+    }
+
     /// Prepares and connects to the source (and lets go): whether the clock could play there now.
     public func probe(_ device: String, format: StreamFormat) throws(SinkError) {
         try SnapcastSink.probe(try SnapcastTarget.prepare(try SnapcastEndpoint(device), timeout: Self.rpcTimeout))

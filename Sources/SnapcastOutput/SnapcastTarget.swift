@@ -120,13 +120,19 @@ public struct SnapcastTarget: Sendable {
     public static let warmup = 2.0
 
     /// Seconds ahead of its anchor at which to open a sink: `latency` and `warmup`.
-    public var openAhead: Double { latency + Self.warmup }
+    public var openAhead: Double { Self.openAhead(endpoint, chunkMs: chunkMs, meta: meta) }
 
     /// The latency a sink adds before its first frame can be heard (seconds): the least a caller
     /// must open it ahead of a boundary by (`openAhead` for an announcement heard exactly).
-    public var latency: Double {
+    public var latency: Double { Self.latency(endpoint, chunkMs: chunkMs, meta: meta) }
+
+    static func latency(_ endpoint: SnapcastEndpoint, chunkMs: Int, meta: Bool) -> Double {
         let chunk = Double(chunkMs) / 1000
         let playout = Double(endpoint.bufferMs + endpoint.latencyMs) / 1000
         return playout + chunk + (meta ? SnapcastSink.leadIn(chunk: chunk) + SnapcastSink.stallGap(chunk: chunk) + SnapcastSink.lead : 0)
+    }
+
+    public static func openAhead(_ endpoint: SnapcastEndpoint, chunkMs: Int, meta: Bool) -> Double {
+        latency(endpoint, chunkMs: chunkMs, meta: meta) + warmup
     }
 }

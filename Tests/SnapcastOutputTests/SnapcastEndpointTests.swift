@@ -1,3 +1,4 @@
+import Outputs
 import Playback
 import SnapcastOutput
 import TalkingClockCore
@@ -68,5 +69,15 @@ final class SnapcastEndpointTests: XCTestCase {
         XCTAssertTrue(unknown.meta)
         XCTAssertEqual(unknown.chunkMs, 20)
         XCTAssertGreaterThan(unknown.latency, 1.9, "buffer, chunk, lead-in, lead and stall")
+    }
+
+    /// The registry gives the daemon the lead a device needs, from the name alone.
+    func testTheRegistryKnowsHowFarAheadToOpen() {
+        XCTAssertTrue(OutputRegistry.driver(for: "snapcast://h:4953") is SnapcastOutputDriver)
+        XCTAssertEqual(OutputRegistry.driver(for: "default").name, "alsa")
+        XCTAssertEqual(OutputRegistry.leadTime("snapcast://127.0.0.1:4953?meta=no&buffer=400"), 0.4 + 0.02 + 2, accuracy: 1e-9)
+        XCTAssertGreaterThan(OutputRegistry.leadTime("snapcast://127.0.0.1:4953"), 3.5, "a meta stream's lead-in too")
+        XCTAssertEqual(OutputRegistry.leadTime("default"), 0)
+        XCTAssertEqual(OutputRegistry.leadTime("snapcast://broken"), 0)
     }
 }
