@@ -75,7 +75,7 @@ let package = Package(
         // An AudioSink that feeds a snapserver TCP source, timed so every snapclient hears the boundary.
         .target(name: "SnapcastOutput", dependencies: ["Playback", "TalkingClockCore", "JSON", "EventLoop"], swiftSettings: size),
         // The output registry: every kind of output, opened the same way by every caller.
-        .target(name: "Outputs", dependencies: ["Playback", "ALSAOutput", "SnapcastOutput"], swiftSettings: size),
+        .target(name: "Outputs", dependencies: ["Playback", "ALSAOutput", "SnapcastOutput", "SoundServer"], swiftSettings: size),
         // The Linux I/O primitives: the epoll loop, timerfd, signalfd, inotify, eventfd mailboxes,
         // background jobs, the one thread spawn, socket addresses (the only importer of CLinux).
         .target(name: "EventLoop", dependencies: ["CLinux"], swiftSettings: size),
