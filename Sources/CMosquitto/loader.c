@@ -2,7 +2,10 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
+#include <string.h>
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char failure[512];
@@ -35,6 +38,38 @@ POINTER(message_callback_set);
 POINTER(int_option);
 POINTER(subscribe_v5);
 POINTER(reason_string);
+
+// The guard around libmosquitto's parser (see tc_mosquitto_loop_read in the header). Armed (non-NULL)
+// only on the thread inside the guarded call, and lifted while a callback runs.
+static __thread sigjmp_buf *guard;
+static struct sigaction previous_abort;
+
+// abort() unblocks SIGABRT, releases its lock and raises; a handler that does not return is
+// allowed (POSIX abort(): "unless the signal SIGABRT is being caught and the signal handler does not
+// return"), and glibc's abort is written for it.
+static void on_abort(int sig, siginfo_t *info, void *context) {
+    sigjmp_buf *jump = guard;
+    if (jump) {
+        guard = NULL;
+        siglongjmp(*jump, 1);
+    }
+    // Not libmosquitto's parser: whoever handled SIGABRT before (the Swift runtime's backtracer),
+    // then abort() goes on to end the process as it always did.
+    if (previous_abort.sa_flags & SA_SIGINFO) {
+        if (previous_abort.sa_sigaction) previous_abort.sa_sigaction(sig, info, context);
+    } else if (previous_abort.sa_handler != SIG_DFL && previous_abort.sa_handler != SIG_IGN) {
+        previous_abort.sa_handler(sig);
+    }
+}
+
+static void install_guard(void) {
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_sigaction = on_abort;
+    action.sa_flags = SA_SIGINFO;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGABRT, &action, &previous_abort);
+}
 
 static void load(void) {
     // The soname libmosquitto1 installs (the ABI this header describes).
@@ -87,6 +122,7 @@ static void load(void) {
                  p_strerror(rc));
         return;
     }
+    install_guard();
     loaded = true;
 }
 
@@ -138,7 +174,13 @@ int tc_mosquitto_socket(struct mosquitto *mosq) { return READY ? p_socket(mosq) 
 bool tc_mosquitto_want_write(struct mosquitto *mosq) { return READY ? p_want_write(mosq) : false; }
 
 int tc_mosquitto_loop_read(struct mosquitto *mosq, int max_packets) {
-    return READY ? p_loop_read(mosq, max_packets) : MOSQ_ERR_NOT_SUPPORTED;
+    if (!READY) return MOSQ_ERR_NOT_SUPPORTED;
+    sigjmp_buf jump;
+    if (sigsetjmp(jump, 1)) return TC_MOSQ_ERR_ABORTED;  // guard was reset by the handler
+    guard = &jump;
+    int rc = p_loop_read(mosq, max_packets);
+    guard = NULL;
+    return rc;
 }
 
 int tc_mosquitto_loop_write(struct mosquitto *mosq, int max_packets) {
@@ -166,19 +208,51 @@ const char *tc_mosquitto_connack_string(int connack_code) {
     return why ? why : p_connack_string(connack_code);
 }
 
+// The callbacks the MQTT target set, called by the trampolines below with the guard lifted.
+static void (*user_on_connect)(struct mosquitto *, void *, int);
+static void (*user_on_disconnect)(struct mosquitto *, void *, int);
+static void (*user_on_message)(struct mosquitto *, void *, const struct mosquitto_message *);
+
+static void guarded_on_connect(struct mosquitto *mosq, void *obj, int rc) {
+    sigjmp_buf *armed = guard;
+    guard = NULL;
+    if (user_on_connect) user_on_connect(mosq, obj, rc);
+    guard = armed;
+}
+
+static void guarded_on_disconnect(struct mosquitto *mosq, void *obj, int rc) {
+    sigjmp_buf *armed = guard;
+    guard = NULL;
+    if (user_on_disconnect) user_on_disconnect(mosq, obj, rc);
+    guard = armed;
+}
+
+static void guarded_on_message(struct mosquitto *mosq, void *obj, const struct mosquitto_message *message) {
+    sigjmp_buf *armed = guard;
+    guard = NULL;
+    if (user_on_message) user_on_message(mosq, obj, message);
+    guard = armed;
+}
+
 void tc_mosquitto_connect_callback_set(struct mosquitto *mosq, void (*on_connect)(struct mosquitto *, void *, int)) {
-    if (READY) p_connect_callback_set(mosq, on_connect);
+    if (!READY) return;
+    user_on_connect = on_connect;
+    p_connect_callback_set(mosq, on_connect ? guarded_on_connect : NULL);
 }
 
 void tc_mosquitto_disconnect_callback_set(struct mosquitto *mosq,
                                           void (*on_disconnect)(struct mosquitto *, void *, int)) {
-    if (READY) p_disconnect_callback_set(mosq, on_disconnect);
+    if (!READY) return;
+    user_on_disconnect = on_disconnect;
+    p_disconnect_callback_set(mosq, on_disconnect ? guarded_on_disconnect : NULL);
 }
 
 void tc_mosquitto_message_callback_set(struct mosquitto *mosq,
                                        void (*on_message)(struct mosquitto *, void *,
                                                           const struct mosquitto_message *)) {
-    if (READY) p_message_callback_set(mosq, on_message);
+    if (!READY) return;
+    user_on_message = on_message;
+    p_message_callback_set(mosq, on_message ? guarded_on_message : NULL);
 }
 
 int tc_mosquitto_int_option(struct mosquitto *mosq, enum mosq_opt_t option, int value) {

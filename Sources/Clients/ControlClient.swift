@@ -77,11 +77,28 @@ public enum ControlClient {
     }
 
     /// Sends `request` and returns the reply line (without the newline).
-    public static func send(_ request: String, path: String, timeout: Double = 10) throws -> String {
+    ///
+    /// - Parameters:
+    ///   - timeout: the longest wait for the reply, in seconds.
+    ///   - waitingFor: what the daemon does before it replies, for the messages ("the reload:
+    ///     reading the config and decoding every clip of the pack"); nil for a request answered
+    ///     at once.
+    ///   - noteAfter: after this many seconds without a reply, `note` is called once (the CLI
+    ///     says that it is still waiting and for what), then the wait goes on up to `timeout`.
+    public static func send(
+        _ request: String, path: String, timeout: Double = 10, waitingFor: String? = nil, noteAfter: Double? = nil,
+        note: (() -> Void)? = nil
+    ) throws -> String {
         let fd = try connect(path)
         defer { Glibc.close(fd) }
-        var tv = timeval(tv_sec: Int(timeout), tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        func receiveTimeout(_ seconds: Double) {
+            let s = max(0.001, seconds)
+            var tv = timeval(tv_sec: Int(s), tv_usec: Int((s - s.rounded(.down)) * 1e6))
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        }
+        let start = WallClock.monotonic()
+        var noted = noteAfter == nil || note == nil
+        receiveTimeout(noted ? timeout : min(noteAfter!, timeout))
         let bytes = Array((request + "\n").utf8)
         // The daemon may answer and close before reading (e.g. refusing another user); a failed
         // send is reported only if no reply can be read either.
@@ -93,8 +110,17 @@ public enum ControlClient {
             let n = recv(fd, &buffer, buffer.count, 0)
             if n <= 0 {
                 if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                    let waited = WallClock.monotonic() - start
+                    if !noted && waited < timeout {
+                        noted = true
+                        note?()
+                        receiveTimeout(timeout - waited)
+                        continue
+                    }
+                    let seconds = timeout == timeout.rounded() ? String(Int(timeout)) : Format.fixed(timeout, 1)
+                    let doing = waitingFor.map { " to finish \($0)" } ?? ""
                     throw Failure.noAnswer(
-                        "The daemon at \(path) did not answer within \(Int(timeout)) s; it may be stopped or hung "
+                        "The daemon at \(path) did not answer within \(seconds) s\(doing); it may be stopped or hung "
                             + "(check 'systemctl --user status talking-clock', or restart it).")
                 }
                 if let sendError { throw Failure.io("Could not send to the daemon at \(path): \(sendError).") }

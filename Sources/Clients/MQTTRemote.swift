@@ -12,6 +12,11 @@ public struct RemoteOutcome: Sendable {
     public var online: [String]
     /// Online rooms that did not answer within the wait.
     public var silent: [String] { online.filter { room in !answers.contains { $0.room == room } } }
+    /// Reply messages that were not taken as an answer, by room: a second one from a room that
+    /// had answered, or one from a room that was not online (no retained `online` availability)
+    /// when the command was sent. Anyone who may publish on the broker can write to a room's
+    /// `reply` topic; only the first reply of each online room is its answer.
+    public var ignored: [(room: String, count: Int)] = []
 }
 
 /// The CLI's side of the broker: one short connection, driven by its own `EventLoop` on the
@@ -56,6 +61,14 @@ public final class MQTTRemote {
                 return online.isEmpty  // nobody to wait for
             case .message(let m):
                 guard sent, !m.retained, let room = Self.room(of: m.topic, leaf: "reply", topic: topic) else { return false }
+                guard outcome.online.contains(room), !outcome.answers.contains(where: { $0.room == room }) else {
+                    if let i = outcome.ignored.firstIndex(where: { $0.room == room }) {
+                        outcome.ignored[i].count += 1
+                    } else {
+                        outcome.ignored.append((room, 1))
+                    }
+                    return false
+                }
                 outcome.answers.append((room, m.text))
                 return !outcome.online.isEmpty && outcome.silent.isEmpty
             }
@@ -63,9 +76,12 @@ public final class MQTTRemote {
         return outcome
     }
 
-    /// Every room with a retained `availability` (online or not) and its retained state.
+    /// Every room with a retained `availability` (online or not) and its retained state. A
+    /// retained `state` with no availability beside it (left by a room since renamed, or
+    /// published by another client) is not a room.
     public func rooms() throws(DaemonStartError) -> [RoomReport] {
         var reports: [String: RoomReport] = [:]
+        var available: Set<String> = []
         try session(deadlineAfterSync: 0) { [topic] _, event in
             switch event {
             case .synced: return true
@@ -76,9 +92,10 @@ public final class MQTTRemote {
                 return false
             }
         } availability: { room, online in
+            available.insert(room)
             reports[room, default: RoomReport(room: room, online: online, state: nil)].online = online
         }
-        return reports.values.sorted { $0.room < $1.room }
+        return reports.values.filter { available.contains($0.room) }.sorted { $0.room < $1.room }
     }
 
     enum Event {
@@ -103,7 +120,7 @@ public final class MQTTRemote {
             client = try MQTTClient(options)
             source = try MQTTEventSource(client: client, loop: loop)
         } catch let error as MQTTError {
-            throw DaemonStartError(status: .badInput, description: error.description)
+            throw DaemonStartError(status: .badInput, description: error.clientDescription)
         } catch {
             throw DaemonStartError(status: .internalError, description: "\(error)")
         }
@@ -119,7 +136,7 @@ public final class MQTTRemote {
         }
         client.onState = { state in
             if case .waiting(let error, _) = state, !synced {
-                failure = DaemonStartError(status: .noDaemon, description: error.description)
+                failure = DaemonStartError(status: .noDaemon, description: error.clientDescription)
                 finish()
             }
         }

@@ -170,8 +170,10 @@ extension ClockEngine {
         // The wait is checked first, whatever is armed: on the timer driver the next boundary is
         // always armed, and `announce --next --max-wait 5` must not wait a quarter of an hour.
         guard wait <= maxWait || playing?.boundary == boundary else {
+            // `announce` has a --max-wait; a plain `trigger` waits at most the daemon's own limit.
+            let limit = waiter == nil ? "a trigger waits (\(Int(maxWait)) s)" : "--max-wait \(Int(maxWait)) s"
             return .error(
-                "the next boundary (\(local.rfc3339)) is \(Int(wait.rounded())) s away, more than --max-wait \(Int(maxWait)) s; trigger closer to it",
+                "the next boundary (\(local.rfc3339)) is \(Int(wait.rounded())) s away, more than \(limit); trigger closer to it",
                 kind: .stale)
         }
         if playing?.boundary == boundary || armed == boundary || looking == boundary {

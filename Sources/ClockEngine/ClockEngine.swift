@@ -416,7 +416,7 @@ public struct ClockEngine: Sendable {
         out.append(.speak(id: speech.id, text: speech.text))
     }
 
-    mutating func spoken(_ id: Int, _ result: SpeechResult, _ out: inout [EngineEffect]) {
+    mutating func spoken(_ id: Int, _ result: SpeechAnswer, _ out: inout [EngineEffect]) {
         guard let i = speaking.firstIndex(where: { $0.id == id }) else { return }
         let speech = speaking.remove(at: i)
         switch result {

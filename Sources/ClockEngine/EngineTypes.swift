@@ -171,7 +171,7 @@ public enum OutcomeReason: Hashable, Sendable {
         case .pack(let sentence), .device(let sentence), .stalled(let sentence): sentence
         case .nothingToPlay: "nothing to play (voice off and no chime)"
         case .speechDispatcher: "speech-dispatcher"
-        case .speechDispatcherFailed(let why): "speech-dispatcher: \(why)"
+        case .speechDispatcherFailed(let why): why.contains("speech-dispatcher") ? why : "speech-dispatcher: \(why)"
         }
     }
 
@@ -348,7 +348,7 @@ public enum MediaChange: Sendable, Equatable {
 }
 
 /// What handing words to speech-dispatcher came to.
-public enum SpeechResult: Sendable, Equatable {
+public enum SpeechAnswer: Sendable, Equatable {
     case spoke
     case failed(String)
 }
@@ -372,7 +372,7 @@ public indirect enum EngineEvent: Sendable {
     /// A reload's result (read and decoded off the loop).
     case reloaded(Result<EngineSettings, SettingsFailure>, zone: Zone)
     /// speech-dispatcher answered (or did not, in time) for the words of `id`.
-    case spoken(id: Int, SpeechResult)
+    case spoken(id: Int, SpeechAnswer)
     /// SIGHUP.
     case reloadRequested
     /// SIGTERM or SIGINT.

@@ -44,12 +44,26 @@ public enum ZoneResolver {
                     "--tz is empty: give a time zone name such as Europe/London or America/New_York (or anything TZ takes, such as EST5EDT,M3.2.0,M11.1.0), or leave --tz out to follow the system zone."
                 )
             }
-            return try zones.zone(explicit, label: "--tz '\(explicit)'", fix: fix)
+            return try suggesting(explicit, label: "--tz '\(explicit)'", zones: zones)
         }
         if let tz = environment["TZ"] {
-            return try zones.zone(tz, label: "TZ='\(tz)'", fix: fix)
+            return try suggesting(tz, label: "TZ='\(tz)'", zones: zones)
         }
         return try systemZone(zones: zones)
+    }
+
+    /// `zones.zone`, with the nearest zone name of the database in the refusal of a value that
+    /// looks like a misspelt name (`Europe/Londn`: did you mean 'Europe/London'?), as the
+    /// config's `zone` already has.
+    static func suggesting(_ value: String, label: String, zones: ZoneLookup) throws(ZoneError) -> Zone {
+        do { return try zones.zone(value, label: label, fix: fix) } catch {
+            let name = value.hasPrefix(":") ? String(value.dropFirst()) : value
+            let prefix = "\(label) is not a time zone"
+            guard !name.hasPrefix("/"), name.contains(where: \.isLetter), error.description.hasPrefix(prefix),
+                let near = Suggestion.closest(to: name, in: zones.knownNames()), near != name
+            else { throw error }
+            throw ZoneError(prefix + " (did you mean '\(near)'?)" + error.description.dropFirst(prefix.count))
+        }
     }
 
     /// `/etc/localtime`, as glibc reads it with `TZ` unset; UTC without it. Shown by the name its
@@ -92,11 +106,30 @@ public enum ZoneResolver {
         }
     }
 
-    /// A regular file's bytes (at most `ZoneFile.maximumSize`), `.missing` if there is no regular
-    /// file at `path` (glibc then reads the value as a POSIX string).
+    /// A regular file's bytes (at most `ZoneFile.maximumSize`); `.missing` if nothing is at
+    /// `path`; `.unreadable` with the reason for something that is there but no file to read (a
+    /// device such as /dev/zero, a named pipe, a directory, a loop of symbolic links, no
+    /// permission). glibc reads the value as a POSIX string in each case, and so does the caller;
+    /// the reason only makes the refusal name the right cause ("there is no zone file /dev/zero"
+    /// was wrong).
     @Sendable static func readZoneFile(_ path: String) -> ZoneFileLookup {
         var st = stat()
-        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return .missing }
+        guard stat(path, &st) == 0 else {
+            let code = errno
+            switch code {
+            case ENOENT, ENOTDIR: return .missing
+            case ELOOP: return .unreadable("a loop of symbolic links")
+            default: return .unreadable(String(cString: strerror(code)))
+            }
+        }
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: return .unreadable("it is a directory, not a file")
+        case S_IFCHR, S_IFBLK: return .unreadable("it is a device, not a file")
+        case S_IFIFO: return .unreadable("it is a named pipe, not a file")
+        case S_IFSOCK: return .unreadable("it is a socket, not a file")
+        default: return .unreadable("it is not a regular file")
+        }
         do { return .bytes(try ZoneFile.read(path: path)) } catch { return .unreadable(error.reason) }
     }
 

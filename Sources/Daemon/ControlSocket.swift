@@ -114,12 +114,11 @@ public final class ControlServer {
         var st = stat()
         guard lstat(dir, &st) == 0 else { throw SystemError("stat", context: dir) }
         guard (st.st_mode & S_IFMT) == S_IFDIR, st.st_uid == getuid() else {
-            throw SystemError("stat", code: EPERM, context: "\(dir) is not a directory owned by you; remove it or set XDG_RUNTIME_DIR")
+            throw SystemError.refusal("\(dir) is not a directory owned by you; remove it or set XDG_RUNTIME_DIR")
         }
         guard st.st_mode & 0o077 == 0 else {
-            throw SystemError(
-                "stat", code: EPERM,
-                context: "the control socket's directory \(dir) is open to other users; put the socket in a private (0700) directory such as $XDG_RUNTIME_DIR/talking-clock")
+            throw SystemError.refusal(
+                "the control socket's directory \(dir) is open to other users; put the socket in a private (0700) directory such as $XDG_RUNTIME_DIR/talking-clock")
         }
     }
 
@@ -242,7 +241,10 @@ public final class ControlServer {
                     client.deadline = .infinity
                 }
             case .tooLong:
-                client.output += Array(ControlReply.error("request too long (at most \(LineFramer.maxLineLength) bytes)").render().utf8)
+                client.output += Array(
+                    ControlReply.error(
+                        "request too long (at most \(LineFramer.maxLineLength - 1) bytes before the newline); send one command such as 'status'"
+                    ).render().utf8)
             }
         }
     }

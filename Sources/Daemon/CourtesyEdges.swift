@@ -19,7 +19,7 @@ final class CourtesyEdges {
     let duckFile: URL
     private let looker: BackgroundJob<CourtesyFindings>
     private let media: BackgroundJob<MediaCourtesyRun?>
-    private let speech: BackgroundJob<String?>
+    private let speech: BackgroundJob<SpeechDispatcher.Result>
     private var run: MediaCourtesyRun?
     private var endWhenStarted = false
     /// The speech-dispatcher connection: used only on the speech job's thread, one job at a time
@@ -73,34 +73,27 @@ final class CourtesyEdges {
         }
     }
 
-    /// How long speech-dispatcher may take to take the words before the clock gives up on it.
-    static let speechTimeout = 5.0
-
-    /// Hands `text` to speech-dispatcher at priority `message` (the connection is kept), within
-    /// `speechTimeout`; `done` gets what came of it on the loop. A speech-dispatcher that does not
-    /// answer is given up on (its connection left to the abandoned thread) and a new connection is
-    /// made for the next words.
-    func speak(_ text: String, _ done: @escaping (SpeechResult) -> Void) {
+    /// Hands `text` to speech-dispatcher at priority `message` (the connection is kept); `done`
+    /// gets what came of it on the loop. Each SSIP exchange is bounded inside the library
+    /// (`SpeechDispatcher.defaultTimeout`): one that does not answer closes its connection, and the
+    /// next words open a new one. The job has a bound of its own beside it, in case a call is
+    /// stuck where the library cannot interrupt it.
+    func speak(_ text: String, _ done: @escaping (SpeechAnswer) -> Void) {
         guard !speech.isRunning else {
             return done(.failed("still busy with the previous words"))
         }
         let box = speechBox
+        let bound = SpeechDispatcher.defaultTimeout * 2 + 1
         speech.start(
-            within: Self.speechTimeout,
-            { () -> String? in
-                do throws(SpeechDispatcher.Failure) {
-                    if box.connection == nil { box.connection = try SpeechDispatcher() }
-                    try box.connection?.say(text)
-                    return nil
-                } catch {
-                    box.connection = nil
-                    return error.description
-                }
+            within: bound,
+            { () -> SpeechDispatcher.Result in
+                if box.connection == nil { box.connection = SpeechDispatcher(timeout: SpeechDispatcher.defaultTimeout) }
+                return box.connection!.speak(text)
             },
-            completion: { failure in done(failure.map { .failed($0) } ?? .spoke) },
+            completion: { result in done(result.isQueued ? .spoke : .failed(result.text)) },
             timedOut: { [unowned self] in
                 self.speechBox = SpeechBox()  // the stuck thread keeps the old connection
-                done(.failed("speech-dispatcher did not answer within \(Int(Self.speechTimeout)) s; it is asked again next time"))
+                done(.failed("speech-dispatcher did not answer within \(Int(bound)) s; it is asked again next time"))
             })
     }
 }

@@ -29,14 +29,11 @@ struct MQTTSettings {
             var buf = [CChar](repeating: 0, count: 256)
             gethostname(&buf, buf.count)
             let host = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            let short = String(host.split(separator: ".").first ?? "")
-            guard MQTTConfig.isValidRoom(short) else {
-                throw DaemonStartError(
-                    status: .badInput,
-                    description:
-                        "\(configPath ?? "config"): the host name \"\(host)\" cannot be the MQTT room (only letters, digits, '_' and '-'); set room = \"kitchen\" (for example) in [mqtt].")
+            switch MQTTConfig.room(fromHostName: host) {
+            case .success(let short): room = short
+            case .failure(let error):
+                throw DaemonStartError(status: .badInput, description: "\(configPath ?? "config"): \(error.description)")
             }
-            room = short
         }
         let password = try readPassword(config, configPath: configPath)
         var options = MQTTOptions(

@@ -103,7 +103,23 @@ public struct MQTTError: Error, Equatable, Sendable, CustomStringConvertible {
     public var reason: String
     public var broker: String
 
-    public var description: String {
+    public var description: String { describe(daemon: true) }
+
+    /// The sentence for a short-lived client (the CLI's `rooms`, `--everywhere`): the same, without
+    /// what the daemon does next ("the clock keeps speaking and reconnects").
+    public var clientDescription: String { describe(daemon: false) }
+
+    func describe(daemon: Bool) -> String {
+        let text = sentence
+        guard !daemon else { return text }
+        for clause in ["; the clock keeps speaking and reconnects.", "; the clock keeps speaking and retries."]
+        where text.hasSuffix(clause) {
+            return String(text.dropLast(clause.count)) + "."
+        }
+        return text
+    }
+
+    private var sentence: String {
         switch kind {
         case .refused(let code):
             // 4/5 under MQTT 3.1.1; 134 (bad user name or password) and 135 (not authorized) under MQTT 5.
@@ -136,6 +152,11 @@ public struct MQTTError: Error, Equatable, Sendable, CustomStringConvertible {
                     "the broker's host name could not be resolved: check the host in the broker address (or use its IP address) and this machine's DNS; the clock keeps speaking and retries"
             case Int(MOSQ_ERR_INVAL.rawValue):
                 fix = "check the broker address, topic and file names in the configuration"
+            case Int(Mosquitto.aborted), Int(MOSQ_ERR_PROTOCOL.rawValue), Int(MOSQ_ERR_MALFORMED_PACKET.rawValue),
+                Int(MOSQ_ERR_MALFORMED_UTF8.rawValue), Int(MOSQ_ERR_DUPLICATE_PROPERTY.rawValue):
+                // Whatever answered on that address sent bytes that are not MQTT as libmosquitto reads it.
+                fix =
+                    "what answers on that address is not speaking MQTT as expected: check that the host and port are an MQTT broker's listener (not another service, or a TLS port without ca-file); the clock keeps speaking and reconnects"
             default:
                 fix = "see the broker's log"
             }
@@ -147,7 +168,9 @@ public struct MQTTError: Error, Equatable, Sendable, CustomStringConvertible {
     static func library(_ call: String, _ code: Int32, broker: String, savedErrno: Int32? = nil) -> MQTTError {
         let e = savedErrno ?? errno
         let reason =
-            code == Mosquitto.errErrno ? String(cString: Glibc.strerror(e)) + " (errno \(e))" : Mosquitto.strerror(code)
+            code == Mosquitto.aborted
+            ? "libmosquitto gave up on a packet it could not read (it aborts the process on an MQTT 5 property it does not know; the clock caught that and closed the connection)"
+            : code == Mosquitto.errErrno ? String(cString: Glibc.strerror(e)) + " (errno \(e))" : Mosquitto.strerror(code)
         return MQTTError(
             kind: .library(call: call, code: code, errno: code == Mosquitto.errErrno ? e : 0), reason: trimmed(reason),
             broker: broker)

@@ -54,8 +54,13 @@ enum Mosquitto {
     /// `mosquitto_want_write`: there are queued bytes (or TLS wants to write).
     static func wantWrite(_ m: Handle) -> Bool { tc_mosquitto_want_write(m) }
 
-    /// `mosquitto_loop_read`: reads and dispatches what the socket has (runs callbacks).
+    /// `mosquitto_loop_read`: reads and dispatches what the socket has (runs callbacks). Guarded in
+    /// C: where libmosquitto would abort the process on the bytes it reads (an MQTT 5 property it
+    /// does not know), it returns `aborted` instead; the connection must then be dropped.
     static func loopRead(_ m: Handle) -> Int32 { tc_mosquitto_loop_read(m, 1) }
+
+    /// `loopRead`'s code for a packet libmosquitto aborted on (not a `MOSQ_ERR_*`).
+    static let aborted = Int32(TC_MOSQ_ERR_ABORTED)
 
     /// `mosquitto_loop_write`: writes queued packets.
     static func loopWrite(_ m: Handle) -> Int32 { tc_mosquitto_loop_write(m, 1) }

@@ -39,12 +39,23 @@ public struct ClipAudio: Sendable {
 public struct ClipInfo: Hashable, Sendable {
     public var frames: Int
     public var format: StreamFormat
+
+    public init(frames: Int, format: StreamFormat) {
+        self.frames = frames
+        self.format = format
+    }
 }
 
 /// Decoding with libsndfile: the only place that calls it.
 public enum ClipDecoder {
     /// Longest clip a pack may contain.
     public static let maxSeconds = 30
+
+    /// Largest magnitude a decoded sample may have. Full scale is 1.0; a float clip may go a
+    /// little over it (it is clipped when played), but NaN, an infinity or 1e30 is a damaged or
+    /// hostile file: such a sample crashed the player (a float-to-integer conversion traps), so
+    /// the clip is refused at load, naming it, rather than clamped into a full-scale square wave.
+    public static let maxSampleMagnitude: Float = 2
 
     /// Reads the header. Names the file and the clip id in every error.
     public static func info(path: String, clip: String) throws(PackError) -> ClipInfo {
@@ -87,6 +98,10 @@ public enum ClipDecoder {
                 if floats == nil, let s = ClipSamples.exact16(block[i]) {
                     pcm[base + i] = s
                 } else {
+                    // Only float sources get here (16-bit ones are exact); NaN fails both tests.
+                    guard abs(block[i]) <= maxSampleMagnitude else {
+                        throw badSample(block[i], index: base + i, channels: channels, rate: info.format.sampleRate, path: path, clip: clip)
+                    }
                     if floats == nil {
                         floats = pcm[..<(base + i)].map { Float($0) * ClipSamples.scale16 }
                         floats!.reserveCapacity(pcm.count)
@@ -104,6 +119,17 @@ public enum ClipDecoder {
                 "Clip '\(clip)' (\(path)) is truncated or damaged: its header promises \(info.frames) frames but only \(max(0, Int(read))) could be decoded (\(reason)). Re-export or regenerate the file.")
         }
         return ClipAudio(format: info.format, storage: floats.map { .float($0) } ?? .pcm16(pcm))
+    }
+
+    private static func badSample(
+        _ x: Float, index: Int, channels: Int, rate: Int, path: String, clip: String
+    ) -> PackError {
+        let value = x.isNaN ? "NaN (not a number)" : x.isInfinite ? (x < 0 ? "-infinity" : "+infinity") : "\(x)"
+        let frame = index / channels
+        let place = "frame \(frame) (\(Format.fixed(Double(frame) / Double(rate), 3)) s\(channels > 1 ? ", channel \(index % channels + 1)" : ""))"
+        return PackError(
+            .badSamples, clip: clip,
+            "Clip '\(clip)' (\(path)) has a sample of \(value) at \(place); samples must be numbers within ±\(Int(maxSampleMagnitude)) (full scale is ±1), so the file is damaged or was not written as audio. Re-export or regenerate it.")
     }
 
     private static func validate(_ sfinfo: SF_INFO, path: String, clip: String) throws(PackError) -> ClipInfo {

@@ -112,6 +112,13 @@ public struct PackManifest: Hashable, Sendable, Decodable {
                 "\(path): unknown key '\(unknown.key)'\(within)\(near) Known keys\(within): "
                     + unknown.known.joined(separator: ", ") + ".")
         }
+        // Every number in a manifest is a whole one: say which is not, by its key (the decoder's
+        // own error for 1.5 names no key, and the message was the generic one).
+        if let (key, value) = ManifestKeys.firstFraction(in: document, at: "") {
+            let unit = key.hasSuffix("_ms") ? " of milliseconds" : ""
+            let shown = value.isFinite && abs(value) < 1e15 ? "\(value)" : "\(value) (too large)"
+            throw PackError(.badManifest, "\(path): \"\(key)\" is \(shown); it must be a whole number\(unit).")
+        }
         var manifest: PackManifest
         do {
             manifest = try JSONDecoder().decode(PackManifest.self, from: data)
@@ -138,6 +145,11 @@ public struct PackManifest: Hashable, Sendable, Decodable {
         for name in manifest.chimes.patterns.keys.sorted() where ChimeStyle(rawValue: name).map({ $0 == .none }) ?? true {
             let styles = ChimeStyle.allCases.filter { $0 != .none }.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
             throw PackError(.badManifest, "\(path): \"chimes.patterns\" names \"\(name)\", which is not a chime; patterns can replace \(styles).")
+        }
+        for name in manifest.chimes.patterns.keys.sorted() {
+            if let (key, problem) = manifest.chimes.patterns[name]!.limitProblem() {
+                throw PackError(.badManifest, "\(path): \"chimes.patterns.\(name).\(key)\" \(problem).")
+            }
         }
         if let (key, value, range) = timingOutOfRange(manifest) {
             throw PackError(
@@ -305,6 +317,25 @@ enum ManifestKeys {
             ])
         ),
     ])
+
+    /// The first number that is not a whole one (a fraction, or too large for an Int), with its
+    /// key as written ("spacing.word_gap_ms", "chimes.patterns.hour.notes.0[1].at_ms").
+    static func firstFraction(in value: JSONValue, at path: String) -> (String, Double)? {
+        switch value {
+        case .double(let d): return (path, d)
+        case .object(let object):
+            for key in object.keys.sorted() {
+                if let found = firstFraction(in: object[key]!, at: path.isEmpty ? key : path + "." + key) { return found }
+            }
+        case .array(let items):
+            for (i, item) in items.enumerated() {
+                if let found = firstFraction(in: item, at: path + "[\(i)]") { return found }
+            }
+        default:
+            break
+        }
+        return nil
+    }
 
     /// The first key (in document order of the shape, then by name) that `shape` does not allow:
     /// the key, the object it is in ("chimes", "chimes.patterns.hour.notes.0[1]"; "" at the top)

@@ -11,7 +11,7 @@ import FoundationEssentials
 public struct PackError: Error, Hashable, Sendable, CustomStringConvertible {
     public enum Kind: String, Sendable {
         case missingManifest, badManifest, missingFile, unsafePath, undecodable, emptyClip, tooLong, badChannels,
-            vocabulary, notADirectory, codecLibrary, language
+            vocabulary, notADirectory, codecLibrary, language, badSamples, tooMuchAudio
     }
 
     public var kind: Kind

@@ -19,6 +19,8 @@ public final class SoundPack {
     public let format: StreamFormat
     private var cache: [String: ClipAudio] = [:]
     private var cacheByFile: [String: ClipAudio] = [:]
+    /// What decoding the clips so far handled (`decodingSamples`, each file once).
+    public private(set) var decodedSamples = 0
 
     public var name: String { manifest.name }
     public var clipIds: Set<String> { Set(manifest.clips.keys) }
@@ -31,9 +33,8 @@ public final class SoundPack {
     /// use fails): `check` loads this way to report every broken clip, not only the first.
     public init(directory: URL, scan: Bool = true, keepingBrokenClips: Bool = false) throws(PackError) {
         let dir = directory.standardizedFileURL
-        var isDirectory = false
-        guard FileManager.default.fileExists(atPath: dir.path, isDirectory: &isDirectory), isDirectory else {
-            throw PackError(.notADirectory, "Sound pack directory \(dir.path) does not exist; pass --pack with a directory that contains pack.json.")
+        if let why = Self.notADirectory(dir.path) {
+            throw PackError(.notADirectory, "Sound pack directory \(dir.path) \(why).")
         }
         let manifestURL = dir.appendingPathComponent(PackManifest.fileName)
         let data = try Self.readManifest(manifestURL.path, pack: dir.path)
@@ -45,12 +46,14 @@ public final class SoundPack {
             declared = StreamFormat(sampleRate: rate, channels: channels)
         }
         var formats: [StreamFormat: Int] = [:]
+        var headers: [String: ClipInfo] = [:]
         if scan || declared == nil {
             for id in manifest.clips.keys.sorted() {
                 do throws(PackError) {
                     let path = try PackPaths.resolve(manifest.clips[id]!, clip: id, in: dir)
                     let info = try ClipDecoder.info(path: path, clip: id)
                     formats[info.format, default: 0] += 1
+                    headers[path] = info
                 } catch {
                     if !keepingBrokenClips { throw error }
                 }
@@ -62,6 +65,58 @@ public final class SoundPack {
             declared ?? formats.max { a, b in
                 a.value != b.value ? a.value < b.value : a.key.sampleRate < b.key.sampleRate
             }?.key ?? StreamFormat(sampleRate: 22050, channels: 1)
+        // From the headers, before anything is decoded: a pack too big to load in seconds is
+        // refused in milliseconds.
+        let total = headers.values.reduce(0) { $0 + Self.decodingSamples($1, into: format) }
+        if total > Self.maximumSamples { throw tooMuchAudio(total) }
+    }
+
+    /// Most samples a pack may hold once decoded (all its clips, each file once): 2^25, about
+    /// 5.8 minutes of 48 kHz stereo or 25 minutes of 22,050 Hz mono, at most 128 MiB in memory
+    /// (64 MiB for 16-bit sources). The shipped packs hold about 1.7 million. A legal pack of 82
+    /// clips of 29.9 s at 192 kHz (184 MB) held 470 million and took 111 s to become ready, past
+    /// systemd's start time-out; `scripts/bench-pack-load` measures the worst pack this allows.
+    public static let maximumSamples = 1 << 25
+
+    /// The samples decoding a clip handles: the larger of what the file holds and what it becomes
+    /// in the pack's format (a clip resampled down costs its input, one resampled up its output).
+    public static func decodingSamples(_ info: ClipInfo, into format: StreamFormat) -> Int {
+        let input = info.frames * info.format.channels
+        let output = Int((Double(info.frames) * Double(format.sampleRate) / Double(info.format.sampleRate)).rounded(.up))
+            * format.channels
+        return max(input, output)
+    }
+
+    private func tooMuchAudio(_ samples: Int) -> PackError {
+        let seconds = Double(samples) / Double(format.sampleRate * format.channels)
+        return PackError(
+            .tooMuchAudio,
+            "Sound pack '\(name)' (\(directory.path)) holds \(Format.fixed(seconds / 60, 1)) minutes of audio at \(format) (\(samples) samples); a pack may hold at most \(Self.maximumSamples) samples (about 5.8 minutes at 48 kHz stereo, 25 minutes at 22,050 Hz mono), so that it loads in seconds and fits in memory. Use fewer or shorter clips, or a lower sample rate or mono (e.g. 'sox in.flac -r 22050 -c 1 out.flac').")
+    }
+
+    /// Why `path` is not a pack directory (the rest of the sentence, with the fix), or nil.
+    static func notADirectory(_ path: String) -> String? {
+        let fix = "pass --pack with a directory that contains pack.json"
+        var st = stat()
+        guard stat(path, &st) == 0 else {
+            switch errno {
+            case ELOOP: return "is a loop of symbolic links; fix the links, or \(fix)"
+            case EACCES: return "cannot be reached (permission denied); check its permissions, or \(fix)"
+            default: return "does not exist; \(fix)"
+            }
+        }
+        switch st.st_mode & S_IFMT {
+        case S_IFDIR: return nil
+        case S_IFREG:
+            let parent = Format.parentDirectory(of: path)
+            return path.hasSuffix("/" + PackManifest.fileName)
+                ? "is a file, not a directory; pass --pack with the directory that contains pack.json (\(parent))"
+                : "is a file, not a directory; \(fix)"
+        case S_IFIFO: return "is a named pipe, not a directory; \(fix)"
+        case S_IFCHR, S_IFBLK: return "is a device, not a directory; \(fix)"
+        case S_IFSOCK: return "is a socket, not a directory; \(fix)"
+        default: return "is not a directory; \(fix)"
+        }
     }
 
     /// The absolute path of a clip's file.
@@ -88,12 +143,18 @@ public final class SoundPack {
         }
         cache[clip] = converted
         cacheByFile[file] = converted
+        decodedSamples += Self.decodingSamples(ClipInfo(frames: decoded.frames, format: decoded.format), into: format)
         return converted
     }
 
     /// Decodes every clip now (the daemon does this at load so nothing is decoded on the boundary).
+    /// Stops with the same refusal as the header scan once the decoded samples pass
+    /// `maximumSamples` (a pack loaded without scanning its headers).
     public func preload() throws(PackError) {
-        for id in manifest.clips.keys.sorted() { _ = try audio(id) }
+        for id in manifest.clips.keys.sorted() {
+            _ = try audio(id)
+            if decodedSamples > Self.maximumSamples { throw tooMuchAudio(decodedSamples) }
+        }
     }
 
     /// Frames of a clip in the stream format.

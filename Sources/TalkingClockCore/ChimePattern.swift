@@ -305,3 +305,61 @@ extension ChimePattern {
         ChimePattern(notes: [0: [Note(bell: bell, atMs: 0, anchor: true)]], voiceAfterMs: timing.voiceAfterMs)
     }
 }
+
+extension ChimePattern {
+    /// Most fixed notes one minute may ring. Each note mixes a whole bell clip (up to 30 s) into
+    /// the announcement, so the render time grows with the notes: 20,000 in one minute took 17 s
+    /// and 4,000 made the voice 2.15 s late. The Westminster hour rings 16 notes and 12 strokes.
+    public static let maximumNotesPerMinute = 64
+    /// Most fixed notes in one pattern, all minutes together.
+    public static let maximumNotes = 256
+
+    /// The first thing in this pattern that is over a limit or contradicts itself: the key
+    /// relative to the pattern as written in `pack.json` ("notes.0", "strikes.minutes",
+    /// "notes.0[3].anchor") and the rest of the sentence. Nil when it is within its limits.
+    ///
+    /// Checked when the pack is read (with the timing ranges of `PackManifest`), so a pack that
+    /// would make every hour fail or come late is refused by `check`, `say`, `run` and `reload`.
+    public func limitProblem() -> (key: String, problem: String)? {
+        let minutes = notes.keys.sorted()
+        for minute in minutes where notes[minute]!.count > Self.maximumNotesPerMinute {
+            return (
+                "notes.\(minute)",
+                "has \(notes[minute]!.count) notes; one minute may ring at most \(Self.maximumNotesPerMinute) (each note mixes a whole bell clip into the announcement, so more would make it late)"
+            )
+        }
+        let total = notes.values.reduce(0) { $0 + $1.count }
+        if total > Self.maximumNotes {
+            return ("notes", "has \(total) notes in all; a pattern may have at most \(Self.maximumNotes)")
+        }
+        if let strikes {
+            if let bad = strikes.minutes.first(where: { !(0..<60).contains($0) }) {
+                return ("strikes.minutes", "holds \(bad), which is not a minute of the hour; use 0 to 59")
+            }
+            if Set(strikes.minutes).count != strikes.minutes.count {
+                return ("strikes.minutes", "names a minute twice; list each minute once")
+            }
+        }
+        // One strike lands on the boundary: two notes both marked, or a marked note in a minute
+        // whose strikes carry the anchor, would leave one of them silently ignored.
+        for minute in minutes {
+            var first: Int?
+            for (i, note) in notes[minute]!.enumerated() where note.anchor == true {
+                if let first {
+                    return (
+                        "notes.\(minute)[\(i)].anchor",
+                        "is true, but notes.\(minute)[\(first)] is already the anchor of minute \(minute); one strike per minute lands on the boundary, so mark only one"
+                    )
+                }
+                if let strikes, strikes.anchor, strikes.minutes.contains(minute) {
+                    return (
+                        "notes.\(minute)[\(i)].anchor",
+                        "is true, but the strikes ring at minute \(minute) and their first stroke is the anchor (\"anchor\" is true unless the strikes set it to false); set \"anchor\": false in \"strikes\", or remove this one"
+                    )
+                }
+                first = i
+            }
+        }
+        return nil
+    }
+}

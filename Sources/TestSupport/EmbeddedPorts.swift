@@ -55,7 +55,7 @@ public final class EmbeddedPorts: EnginePorts {
     /// Called when an announcement is opened (the world starts playing its device).
     public var onOpen: (EmbeddedAnnouncement) -> Void = { _ in }
     /// What speech-dispatcher does with words, and how long it takes.
-    public var speech: (String) -> SpeechResult = { _ in .spoke }
+    public var speech: (String) -> SpeechAnswer = { _ in .spoke }
     public var speechLatency = 0.0
 
     // MARK: What happened

@@ -71,8 +71,15 @@ public struct POSIXTZString: Hashable, Sendable {
     }
 
     /// Parses `text`; throws if any of it does not follow the grammar.
-    public init(_ text: String) throws(POSIXTZError) {
-        var p = Parser(bytes: Array(text.utf8))
+    ///
+    /// `minimumNameLength`: the fewest characters a zone name may have. POSIX and glibc's
+    /// `tzset` ask for 3, quoted or not (`TZ=AB2` is UTC to glibc, refused here). A TZif footer
+    /// may hold shorter ones: zic writes what the zone's source says (`X-2XS,M3.5.0,M10.5.0/3`,
+    /// `AB2`), and glibc reads such a file (its transitions; its own footer parser then gives up
+    /// and falls back to UTC after the last transition, where Python's zoneinfo applies the
+    /// rule), so `TZif` passes 1.
+    public init(_ text: String, minimumNameLength: Int = 3) throws(POSIXTZError) {
+        var p = Parser(bytes: Array(text.utf8), minimumName: max(1, minimumNameLength))
         let stdName = try p.name(what: "standard time")
         guard p.atOffset else {
             throw p.error("no offset after '\(stdName)' (such as EST5: 5 hours west of Greenwich)")
@@ -99,9 +106,15 @@ public struct POSIXTZError: Error, Hashable, Sendable, CustomStringConvertible {
 
 private struct Parser {
     let bytes: [UInt8]
+    let minimumName: Int
     var i = 0
 
-    init(bytes: [UInt8]) { self.bytes = bytes }
+    init(bytes: [UInt8], minimumName: Int) {
+        self.bytes = bytes
+        self.minimumName = minimumName
+    }
+
+    func characters(_ n: Int, _ unit: String) -> String { n == 1 ? "1 \(unit)" : "\(n) \(unit)s" }
 
     var atEnd: Bool { i == bytes.count }
     var peek: UInt8? { i < bytes.count ? bytes[i] : nil }
@@ -119,7 +132,7 @@ private struct Parser {
         i += 1
     }
 
-    /// `[A-Za-z]{3,}` or `<[A-Za-z0-9+-]{3,}>`.
+    /// `[A-Za-z]{3,}` or `<[A-Za-z0-9+-]{3,}>` (3: `minimumName`).
     mutating func name(what: String) throws(POSIXTZError) -> String {
         let start = i
         if peek == UInt8(ascii: "<") {
@@ -128,14 +141,17 @@ private struct Parser {
             let name = String(decoding: bytes[(start + 1)..<i], as: UTF8.self)
             guard peek == UInt8(ascii: ">") else { throw error("the quoted \(what) name has no closing '>'") }
             i += 1
-            guard name.utf8.count >= 3 else { throw error("the \(what) name '<\(name)>' is shorter than 3 characters") }
+            guard name.utf8.count >= minimumName else {
+                throw error("the \(what) name '<\(name)>' is shorter than \(characters(minimumName, "character"))")
+            }
             return name
         }
         while let b = peek, isAlpha(b) { i += 1 }
         let name = String(decoding: bytes[start..<i], as: UTF8.self)
-        guard name.utf8.count >= 3 else {
+        guard name.utf8.count >= minimumName else {
             throw error(
-                name.isEmpty ? "expected the \(what) name" : "the \(what) name '\(name)' is shorter than 3 letters")
+                name.isEmpty
+                    ? "expected the \(what) name" : "the \(what) name '\(name)' is shorter than \(characters(minimumName, "letter"))")
         }
         return name
     }

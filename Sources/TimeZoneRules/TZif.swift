@@ -319,7 +319,9 @@ private struct ByteReader {
         }
         let string = String(decoding: text, as: UTF8.self)
         do {
-            return try POSIXTZString(string)
+            // zic writes names shorter than POSIX's 3 when the zone's source has them (see
+            // POSIXTZString.init): read them, as glibc reads such a file.
+            return try POSIXTZString(string, minimumNameLength: 1)
         } catch {
             throw .footerNotPOSIX(footer: string, error: error)
         }

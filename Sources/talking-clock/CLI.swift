@@ -34,7 +34,7 @@ struct TalkingClock: ParsableCommand {
         version: BuildInfo.versionLine,
         subcommands: [
             Say.self, Schedule.self, Check.self, RecordPack.self, Words.self, Run.self, Announce.self, Status.self, Trigger.self, MuteCommand.self,
-            Unmute.self, Skip.self, Unskip.self, Reload.self, Rooms.self, ListOutputs.self, ConfigExample.self,
+            Unmute.self, Skip.self, Unskip.self, VolumeCommand.self, ChimeCommand.self, Reload.self, Rooms.self, ListOutputs.self, ConfigExample.self,
         ]
     )
 
@@ -97,7 +97,7 @@ struct ClockOptions: ParsableArguments {
     @Option(help: "Chime: none, hour, westminster or ships-bells (default: the config's, else hour).")
     var chime: ChimeStyle?
 
-    @Option(help: "Language: \(SpokenLanguages.knownList) (default: the config's, else en-US).")
+    @Option(help: "Language: \(SpokenLanguages.knownList) (default: the config's, else en-US).", completion: .list(SpokenLanguages.known))
     var language: String?
 
     @Option(help: "\(Support.phrasingHelp) (default: the config's, else the language's).")

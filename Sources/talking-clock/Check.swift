@@ -44,7 +44,7 @@ struct Check: ParsableCommand {
     )
     var chime: ChimeStyle?
 
-    @Option(help: "Language: \(SpokenLanguages.knownList) (default: the config's, else en-US).")
+    @Option(help: "Language: \(SpokenLanguages.knownList) (default: the config's, else en-US).", completion: .list(SpokenLanguages.known))
     var language: String?
 
     @Option(help: "Prove every minute can be said in this phrasing too: \(Support.phrasingHelp) (default: the config's, else the language's).")

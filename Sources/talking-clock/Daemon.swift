@@ -3,6 +3,7 @@ import ConfigFiles
 import TOML
 import ArgumentParser
 import Daemon
+import EventLoop
 import FoundationEssentials
 #if canImport(Glibc)
     import Glibc
@@ -142,9 +143,16 @@ struct Announce: ParsableCommand {
 /// Talking to a running daemon. An `error <kind>:` reply exits with the same status as the
 /// stand-alone path would (`ControlErrorKind.exitStatus`).
 enum Control {
-    static func send(_ request: String, socket: String, timeout: Double = 10) throws -> String {
+    static func send(_ request: String, socket: String, timeout: Double = 10, waitingFor: String? = nil) throws -> String {
         let line: String
-        do { line = try ControlClient.send(request, path: socket, timeout: timeout) } catch let failure as ControlClient.Failure {
+        // A request that takes a while (a reload decodes the pack) says so after a few seconds.
+        let note: (() -> Void)? = waitingFor.map { what in
+            { writeStandardError("talking-clock: waiting for the daemon to finish \(what) (at most \(Int(timeout)) s)…\n") }
+        }
+        do {
+            line = try ControlClient.send(
+                request, path: socket, timeout: timeout, waitingFor: waitingFor, noteAfter: note == nil ? nil : 3, note: note)
+        } catch let failure as ControlClient.Failure {
             switch failure {
             case .noDaemon, .noAnswer: throw CLIError(.noDaemon, failure.description)
             case .io: throw CLIError(.internalError, failure.description)
@@ -178,17 +186,25 @@ struct Destination: ParsableArguments {
     @OptionGroup var rooms: EverywhereFlags
     @OptionGroup var roomsConfig: RoomsConfigOption
 
-    func deliver(_ request: String) throws {
+    /// `timeout` and `waitingFor`: for a request the local daemon may take a while to answer
+    /// (see `Control.send`).
+    func deliver(_ request: String, timeout: Double = 10, waitingFor: String? = nil) throws {
         if rooms.everywhere {
             try Everywhere.send(request, configPath: roomsConfig.config, wait: rooms.wait)
         } else {
-            print(try Control.send(request, socket: socket.path))
+            print(try Control.send(request, socket: socket.path, timeout: timeout, waitingFor: waitingFor))
         }
     }
 }
 
 struct Trigger: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "trigger", abstract: "Tell the running daemon a boundary is near (it waits for it on its own clock).")
+    static let configuration = CommandConfiguration(
+        commandName: "trigger", abstract: "Tell the running daemon a boundary is near (it waits for it on its own clock).",
+        discussion: """
+            Returns at once. The daemon acts on it only if the next boundary is at most 60 s away and \
+            otherwise replies "error stale: … more than a trigger waits (60 s); trigger closer to it". To \
+            choose the wait, or to wait for the outcome, use 'announce --next --max-wait N'.
+            """)
     @OptionGroup var destination: Destination
     func run() throws { try destination.deliver("trigger") }
 }
@@ -228,10 +244,47 @@ struct Unskip: ParsableCommand {
     func run() throws { try destination.deliver("unskip") }
 }
 
-struct Reload: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "reload", abstract: "Re-read the config and the pack; a bad one is refused and the old one stays.")
+struct VolumeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "volume",
+        abstract: "Set the daemon's volume in percent (0-100) until reload or restart; the config file is not changed.")
     @OptionGroup var destination: Destination
-    func run() throws { try destination.deliver("reload") }
+    @Argument(help: "The volume in percent, 0 to 100.") var percent: Int
+    func validate() throws {
+        guard (0...100).contains(percent) else {
+            throw ValidationError("the volume is a percentage from 0 to 100, not \(percent) (for good: 'volume' in the config file).")
+        }
+    }
+    func run() throws { try destination.deliver("volume \(percent)") }
+}
+
+struct ChimeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "chime",
+        abstract: "Set the daemon's chime (none, hour, westminster or ships-bells) until reload or restart; the config file is not changed.",
+        discussion: "A chime the pack cannot ring is refused (exit 65), and the chime in use stays.")
+    @OptionGroup var destination: Destination
+    @Argument(help: "none, hour, westminster or ships-bells.") var style: ChimeStyle
+    func run() throws { try destination.deliver("chime \(style.rawValue)") }
+}
+
+struct Reload: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reload", abstract: "Re-read the config and the pack; a bad one is refused and the old one stays.",
+        discussion: """
+            The daemon replies once the new config and pack are in use (or refused): it decodes every clip first, \
+            which takes seconds for a large pack. This waits up to \(Int(Reload.timeout)) s for that, and says so \
+            after 3 s.
+            """)
+    /// The longest wait for a reload's reply: a pack at the size limit took up to 6.9 s to decode
+    /// on the shared 2-core build machine (scripts/bench-pack-load), a Raspberry Pi several times
+    /// that; the unit's TimeoutStartSec is the same 5 minutes.
+    static let timeout = 300.0
+    @OptionGroup var destination: Destination
+    func run() throws {
+        try destination.deliver(
+            "reload", timeout: Self.timeout, waitingFor: "the reload (reading the config and decoding every clip of the pack)")
+    }
 }
 
 struct ConfigExample: ParsableCommand {

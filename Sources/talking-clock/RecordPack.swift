@@ -49,7 +49,7 @@ struct RecordPack: ParsableCommand {
     @Option(help: "Which words the pack needs: a phrasing of the language (default: en-US 12h, the others casual).")
     var phrasing: String?
 
-    @Option(help: "The pack's language: \(SpokenLanguages.knownList) (default: the pack's, else en-US).")
+    @Option(help: "The pack's language: \(SpokenLanguages.knownList) (default: the pack's, else en-US).", completion: .list(SpokenLanguages.known))
     var language: String?
 
     @Flag(help: "Record every compound minute (twenty-one … fifty-nine) as a whole word instead of composing it.")

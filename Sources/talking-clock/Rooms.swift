@@ -65,6 +65,11 @@ enum Everywhere {
             if case .error(_, let kind) = ControlReply.parse(answer.reply) { return kind }
             return nil
         }
+        if !outcome.ignored.isEmpty {
+            let rooms = outcome.ignored.map { "\($0.room) (\($0.count))" }.joined(separator: ", ")
+            writeError(
+                "ignored replies not owed by an online room: \(rooms). Each online room's first reply is its answer; another client publishes on '\(remote.config.topic)/ROOM/reply' (or another --everywhere ran at the same time): restrict who may write there with the broker's ACL (see docs/mqtt.md).")
+        }
         let silent = outcome.silent
         if !silent.isEmpty {
             let seconds = wait == wait.rounded() ? String(Int(wait)) : String(wait)

@@ -110,7 +110,14 @@ struct Say: ParsableCommand {
         let sink: any AudioSink
         switch opening!.wait() {
         case .success(let opened): sink = opened
-        case .failure(let error): throw CLIError(.deviceError, error.description)
+        case .failure(let error):
+            // No such device (often: no sound card at all, a server, a container, SSH): the
+            // commands that need none.
+            let noCard =
+                error.kind == .notFound
+                ? " Without a sound card, write the samples to a file with --output FILE.wav, or print the words with --dry-run."
+                : ""
+            throw CLIError(.deviceError, error.description + noCard)
         }
         let session = PlaybackSession(sink: sink, timeline: timeline, pcm: pcm, clock: WallClock.now)
         PlaybackRunner.run(session, sink: sink)

@@ -43,7 +43,7 @@ struct Schedule: ParsableCommand {
     @Option(help: "Chime: none, hour, westminster or ships-bells (default: the config's, else hour).")
     var chime: ChimeStyle?
 
-    @Option(help: "Language: \(SpokenLanguages.knownList) (default: the config's, else en-US).")
+    @Option(help: "Language: \(SpokenLanguages.knownList) (default: the config's, else en-US).", completion: .list(SpokenLanguages.known))
     var language: String?
 
     @Option(help: "\(Support.phrasingHelp) (default: the config's, else the language's).")

@@ -20,7 +20,7 @@ struct Words: ParsableCommand {
             """
     )
 
-    @Option(help: "Language: \(SpokenLanguages.knownList) (default: en-US).")
+    @Option(help: "Language: \(SpokenLanguages.knownList) (default: en-US).", completion: .list(SpokenLanguages.known))
     var language: String = SpokenLanguages.defaultTag
 
     @Option(help: "\(Support.phrasingHelp) (default: the language's).")

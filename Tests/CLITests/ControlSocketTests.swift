@@ -284,7 +284,7 @@ final class ControlSocketTests: XCTestCase {
         // (daemon default) a trigger is accepted only within a minute of a boundary.
         let trigger = try BinaryRunner.run(["trigger", "--socket", socket])
         XCTAssertEqual(trigger.status, ExitStatus.stale.rawValue, "the same status as a stand-alone announce --next")
-        XCTAssertTrue(trigger.stderr.contains("more than --max-wait 60 s"), trigger.stderr)
+        XCTAssertTrue(trigger.stderr.contains("more than a trigger waits (60 s)"), trigger.stderr)
         let cfg = dir.appendingPathComponent("cfg/talking-clock")
         try FileManager.default.createDirectory(at: cfg, withIntermediateDirectories: true)
         try "volum = 80\n".write(to: cfg.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)

@@ -334,8 +334,8 @@ final class ClockEngineTests: XCTestCase {
         }
         let answered = e.handle(.spoken(id: id, .failed("speech-dispatcher did not answer within 5 s")), now: t0 + 605)
         XCTAssertEqual(
-            outcomes(answered).map(\.result), ["failed: speech-dispatcher: speech-dispatcher did not answer within 5 s"])
-        XCTAssertEqual(e.status(now: t0 + 605).last?.result, "failed: speech-dispatcher: speech-dispatcher did not answer within 5 s")
+            outcomes(answered).map(\.result), ["failed: speech-dispatcher did not answer within 5 s"])
+        XCTAssertEqual(e.status(now: t0 + 605).last?.result, "failed: speech-dispatcher did not answer within 5 s")
         XCTAssertEqual(outcomes(answered).first?.event.event, .failed)
         // The next quarter hands its words over again.
         _ = e.handle(.timer(.boundary, clockWasSet: false, zone: utc), now: t0 + 1499)

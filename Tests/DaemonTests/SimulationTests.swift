@@ -221,7 +221,7 @@ final class SimulationTests: XCTestCase {
         h.trigger()
         XCTAssertEqual(h.spoken.count, 2)
         guard case .error(let text, .stale) = h.replies.last else { return XCTFail("\(String(describing: h.replies.last))") }
-        XCTAssertTrue(text.contains("more than --max-wait"), text)
+        XCTAssertTrue(text.contains("more than a trigger waits (60 s)"), text)
     }
 
     func testALastSpokenFarInTheFutureIsNotTrusted() {

@@ -186,6 +186,13 @@ final class HomeAssistantDiscoveryTests: XCTestCase {
         XCTAssertEqual((o["dev"] as? [String: Any])?["sa"] as? String, "Living room")
         XCTAssertEqual(HomeAssistantDiscovery.area(room: "kitchen"), "Kitchen")
         XCTAssertEqual(HomeAssistantDiscovery.area(room: "hall-2"), "Hall 2")
+        // Issue 29: room "-" gave Home Assistant a blank area; separators are not words.
+        XCTAssertEqual(HomeAssistantDiscovery.area(room: "__living--room_"), "Living room")
+        for room in ["-", "_", "-_-"] {
+            XCTAssertNil(HomeAssistantDiscovery.area(room: room), room)
+            let dev = try XCTUnwrap(object(HomeAssistantDiscovery.payload(config: config, room: room, version: "1"))["dev"] as? [String: Any])
+            XCTAssertNil(dev["sa"], "no suggested_area for room \(room)")
+        }
     }
 
     func testATimedMuteControlAndASkipButtonSendRequestsTheDaemonAccepts() throws {

@@ -35,3 +35,24 @@ final class MQTTConfigAbuseTests: XCTestCase {
         XCTAssertNil(refusal("topic = \"home/clocks\"\ndiscovery-prefix = \"ha/discovery\""))
     }
 }
+
+/// A clock with no `room` takes its host name; one that cannot be a room says why (issue 29,
+/// item 9: a host called "all" was told it had characters other than letters and digits).
+final class HostNameRoomTests: XCTestCase {
+    func testTheHostNameBecomesTheRoomOrSaysWhyNot() {
+        XCTAssertEqual(try MQTTConfig.room(fromHostName: "kitchen").get(), "kitchen")
+        XCTAssertEqual(try MQTTConfig.room(fromHostName: "kitchen.local").get(), "kitchen")
+        let fix = "; set room = \"kitchen\" (for example) in [mqtt]."
+        let cases: [(String, String)] = [
+            ("all", "the host name \"all\" cannot be the MQTT room: \"all\" addresses every room at once (<topic>/all/command), so no clock may take it" + fix),
+            ("all.example.org", "the host name \"all.example.org\" (its first part, \"all\") cannot be the MQTT room: \"all\" addresses every room at once (<topic>/all/command), so no clock may take it" + fix),
+            ("pi+clock", "the host name \"pi+clock\" cannot be the MQTT room: a room has only letters, digits, '_' and '-' (it is one level of an MQTT topic)" + fix),
+            ("", "the host name \"\" cannot be the MQTT room: it is empty" + fix),
+            (String(repeating: "h", count: 65), "the host name \"\(String(repeating: "h", count: 65))\" cannot be the MQTT room: it is 65 characters long; a room has at most 64" + fix),
+        ]
+        for (host, sentence) in cases {
+            guard case .failure(let e) = MQTTConfig.room(fromHostName: host) else { return XCTFail(host) }
+            XCTAssertEqual(e.description, sentence, host)
+        }
+    }
+}

@@ -33,7 +33,19 @@ int tc_mosquitto_reconnect_async(struct mosquitto *mosq);
 int tc_mosquitto_disconnect(struct mosquitto *mosq);
 int tc_mosquitto_socket(struct mosquitto *mosq);
 bool tc_mosquitto_want_write(struct mosquitto *mosq);
+/// mosquitto_loop_read, guarded: libmosquitto 2.0.11 (Debian 12) calls log__printf(NULL, ...) when an
+/// MQTT 5 packet from the network carries a property identifier it does not know
+/// (lib/property_mosq.c, property__read), and log__printf's assert(mosq) aborts the process. Any
+/// CONNACK, PUBLISH, SUBACK or DISCONNECT from whoever answers on the broker's address can do it.
+/// While libmosquitto parses (and only then: never inside the callbacks, see below) a SIGABRT on
+/// this thread jumps back here, and the call returns TC_MOSQ_ERR_ABORTED; the caller must drop the
+/// connection (mosquitto_disconnect, then reconnect: that resets the half-read packet). No
+/// libmosquitto lock is held where it asserts. What the abandoned call had allocated for the packet
+/// (a few small blocks) is lost: bounded by the reconnect rate.
 int tc_mosquitto_loop_read(struct mosquitto *mosq, int max_packets);
+
+/// What tc_mosquitto_loop_read returns when libmosquitto aborted on the bytes it was reading.
+#define TC_MOSQ_ERR_ABORTED 1000
 int tc_mosquitto_loop_write(struct mosquitto *mosq, int max_packets);
 int tc_mosquitto_loop_misc(struct mosquitto *mosq);
 int tc_mosquitto_publish(struct mosquitto *mosq, int *mid, const char *topic, int payloadlen, const void *payload,
@@ -41,6 +53,10 @@ int tc_mosquitto_publish(struct mosquitto *mosq, int *mid, const char *topic, in
 int tc_mosquitto_subscribe(struct mosquitto *mosq, int *mid, const char *sub, int qos);
 const char *tc_mosquitto_strerror(int mosq_errno);
 const char *tc_mosquitto_connack_string(int connack_code);
+// The callbacks run unguarded (an abort inside them is not libmosquitto's parser and must stop
+// the process as before): each is called through a trampoline that lifts the guard while it runs.
+// One callback of each kind per process (the last set is used for every handle): the MQTT target
+// sets the same ones for every client.
 void tc_mosquitto_connect_callback_set(struct mosquitto *mosq, void (*on_connect)(struct mosquitto *, void *, int));
 void tc_mosquitto_disconnect_callback_set(struct mosquitto *mosq,
                                           void (*on_disconnect)(struct mosquitto *, void *, int));

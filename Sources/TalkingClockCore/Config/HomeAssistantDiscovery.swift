@@ -96,9 +96,12 @@ public enum HomeAssistantDiscovery {
         public var json: String { ReportJSON.encode(self) }
     }
 
-    /// `living_room` → "Living room": the room as Home Assistant shows an area.
-    public static func area(room: String) -> String {
-        let words = String(room.map { $0 == "_" || $0 == "-" ? " " : $0 })
+    /// `living_room` → "Living room": the room as Home Assistant shows an area; nil when the
+    /// room has no letter or digit (`-`, `__`: Home Assistant would get a blank area), and then
+    /// no `suggested_area` is sent.
+    public static func area(room: String) -> String? {
+        let words = room.split(whereSeparator: { $0 == "_" || $0 == "-" }).joined(separator: " ")
+        guard !words.isEmpty else { return nil }
         return words.prefix(1).uppercased() + words.dropFirst()
     }
 

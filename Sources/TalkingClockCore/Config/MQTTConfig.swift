@@ -54,6 +54,36 @@ public struct MQTTConfig: Hashable, Sendable {
             && name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" }
     }
 
+    /// Why `name` cannot be a room (the end of a sentence), or nil when it can.
+    public static func roomProblem(_ name: String) -> String? {
+        if name.isEmpty { return "it is empty" }
+        if name == allRooms { return "\"all\" addresses every room at once (<topic>/all/command), so no clock may take it" }
+        if name.count > 64 { return "it is \(name.count) characters long; a room has at most 64" }
+        if !isValidRoom(name) {
+            return "a room has only letters, digits, '_' and '-' (it is one level of an MQTT topic)"
+        }
+        return nil
+    }
+
+    /// The room of a clock whose `[mqtt]` table names none: the host name up to its first dot.
+    /// `.failure` holds the sentence for the log and the exit, naming the host name, why it cannot
+    /// be a room and the fix (a host called "all", "kitchen.local" → "kitchen").
+    public static func room(fromHostName host: String) -> Result<String, RoomNameError> {
+        let short = String(host.split(separator: ".", omittingEmptySubsequences: false).first ?? "")
+        if let why = roomProblem(short) {
+            let shown = short == host ? "\"\(host)\"" : "\"\(host)\" (its first part, \"\(short)\")"
+            return .failure(
+                RoomNameError(
+                    description:
+                        "the host name \(shown) cannot be the MQTT room: \(why); set room = \"kitchen\" (for example) in [mqtt]."))
+        }
+        return .success(short)
+    }
+
+    public struct RoomNameError: Error, Equatable, Sendable, CustomStringConvertible {
+        public var description: String
+    }
+
     /// `mqtt://host[:port]` or `mqtts://host[:port]`; nil if it is not one.
     public static func parseBroker(_ text: String) -> (tls: Bool, host: String, port: Int?)? {
         let tls: Bool
