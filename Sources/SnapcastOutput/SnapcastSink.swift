@@ -25,7 +25,7 @@ import TalkingClockCore
 ///
 /// Between announcements nothing is connected: the stream goes idle and a meta stream goes back
 /// to its music. Frames already sent cannot be taken back: a cut (`stop`) is heard up to the
-/// buffer (≈1 s) later. Failures: a refused or unanswered connection is `.notFound` (at most
+/// buffer and the lead (≈1.25 s) later. Failures: a refused or unanswered connection is `.notFound` (at most
 /// `connectTimeout`); a server that closes the connection, or takes nothing for `blockedLimit`
 /// while the sink must send, is `.failed`. Never blocks; one owner thread, like every sink.
 public final class SnapcastSink: AudioSink {
