@@ -72,8 +72,10 @@ let package = Package(
         .target(name: "Playback", dependencies: ["TalkingClockCore"], swiftSettings: size),
         // AudioSink over ALSA (the only importer of CAlsa).
         .target(name: "ALSAOutput", dependencies: ["Playback", "CAlsa"], swiftSettings: size),
+        // An AudioSink that feeds a snapserver TCP source, timed so every snapclient hears the boundary.
+        .target(name: "SnapcastOutput", dependencies: ["Playback", "TalkingClockCore", "JSON", "EventLoop"], swiftSettings: size),
         // The output registry: every kind of output, opened the same way by every caller.
-        .target(name: "Outputs", dependencies: ["Playback", "ALSAOutput"], swiftSettings: size),
+        .target(name: "Outputs", dependencies: ["Playback", "ALSAOutput", "SnapcastOutput", "SoundServer"], swiftSettings: size),
         // The Linux I/O primitives: the epoll loop, timerfd, signalfd, inotify, eventfd mailboxes,
         // background jobs, the one thread spawn, socket addresses (the only importer of CLinux).
         .target(name: "EventLoop", dependencies: ["CLinux"], swiftSettings: size),
@@ -145,6 +147,7 @@ let package = Package(
         .testTarget(name: "ALSAOutputTests", dependencies: ["ALSAOutput", "Playback", "Outputs", "SoundPack", "ConfigFiles", "TestSupport"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "EventLoop", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
+        .testTarget(name: "SnapcastOutputTests", dependencies: ["SnapcastOutput", "Outputs", "Playback", "SoundPack", "TestSupport"]),
         .testTarget(name: "DaemonTests", dependencies: ["Daemon", "ConfigFiles", "ClockEngine", "EventLoop", "Playback", "TestSupport"]),
         .testTarget(name: "ClockEngineTests", dependencies: ["ClockEngine", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["SoundPack", "TestSupport"]),

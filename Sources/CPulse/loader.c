@@ -29,6 +29,7 @@ POINTER(context_errno);
 POINTER(context_get_sink_input_info_list);
 POINTER(context_get_source_output_info_list);
 POINTER(context_set_sink_input_volume);
+POINTER(context_get_sink_info_list);
 POINTER(operation_unref);
 POINTER(proplist_gets);
 POINTER(strerror);
@@ -59,6 +60,7 @@ static void load(void) {
     RESOLVE(context_get_sink_input_info_list);
     RESOLVE(context_get_source_output_info_list);
     RESOLVE(context_set_sink_input_volume);
+    RESOLVE(context_get_sink_info_list);
     RESOLVE(operation_unref);
     RESOLVE(proplist_gets);
     RESOLVE(strerror);
@@ -266,5 +268,51 @@ int tc_pulse_set_volumes(const char *server, int timeout_ms, int count, const ui
         if (run_until(&s.base, nothing_pending) == 0) result = s.accepted;
     }
     close_session(&s.base);
+    return result;
+}
+
+typedef struct {
+    session base;
+    tc_pulse_sink *out;
+    int capacity;
+    int count;
+} sink_listing;
+
+static void on_sink(pa_context *c, const pa_sink_info *info, int eol, void *userdata) {
+    (void)c;
+    sink_listing *l = userdata;
+    if (eol) {
+        l->base.pending--;
+        return;
+    }
+    int i = l->count++;
+    if (i >= l->capacity) return;
+    tc_pulse_sink *s = &l->out[i];
+    memset(s, 0, sizeof *s);
+    s->index = info->index;
+    snprintf(s->name, sizeof s->name, "%s", info->name ? info->name : "");
+    snprintf(s->description, sizeof s->description, "%s", info->description ? info->description : "");
+    snprintf(s->driver, sizeof s->driver, "%s", info->driver ? info->driver : "");
+    s->network = (info->flags & PA_SINK_NETWORK) != 0;
+    s->has_latency = (info->flags & PA_SINK_LATENCY) != 0;
+    s->latency_usec = info->latency;
+    s->configured_latency_usec = info->configured_latency;
+    s->state = info->state;
+}
+
+int tc_pulse_list_sinks(const char *server, int timeout_ms, tc_pulse_sink *out, int capacity, char *err, size_t errlen) {
+    sink_listing l;
+    int result = -1;
+    if (open_session(&l.base, server, timeout_ms, err, errlen) == 0) {
+        l.out = out;
+        l.capacity = capacity;
+        l.count = 0;
+        pa_operation *o = p_context_get_sink_info_list(l.base.context, on_sink, &l);
+        l.base.pending = o != NULL;
+        if (o && run_until(&l.base, nothing_pending) == 0) result = l.count;
+        if (!o) snprintf(err, errlen, "the sound server refused to list sinks");
+        if (o) p_operation_unref(o);
+    }
+    close_session(&l.base);
     return result;
 }

@@ -234,6 +234,7 @@ extension ClockEngine {
             }
             scheduler.config = settings.config
             pack = settings.pack
+            outputLead = settings.outputLead
             noteZone(newZone, now: now, &out)
             out.append(.adopt(settings.config))
             out.append(.log(LogLine(.info, "reloaded", [("pack", pack.name), ("device", settings.config.device)])))

@@ -76,6 +76,8 @@ public struct ClockEngine: Sendable {
     public let options: Options
     public internal(set) var scheduler: AnnouncementScheduler
     public internal(set) var pack: PackFacts
+    /// What the output in use needs ahead of an anchor (see `EngineSettings.outputLead`).
+    public internal(set) var outputLead: Double
     public internal(set) var zone: Zone
     /// The boundary the timer waits for.
     public internal(set) var armed: Int?
@@ -106,6 +108,7 @@ public struct ClockEngine: Sendable {
         self.options = options
         self.scheduler = AnnouncementScheduler(config: settings.config, state: state)
         self.pack = settings.pack
+        self.outputLead = settings.outputLead
         self.stateWarning = stateWarning
         self.zone = zone
     }
@@ -116,6 +119,9 @@ public struct ClockEngine: Sendable {
     /// The boundary of the announcement playing (or opening), if it is one.
     public var playingBoundary: Int? { playing?.boundary }
     var timerDriven: Bool { driver == .timer && !options.oneShot }
+    /// Real seconds the device is opened ahead of a boundary's first sound: the daemon's lead, or
+    /// more when the output needs it.
+    public var lead: Double { max(options.lead, outputLead) }
 
     /// Asks for the state file to hold `persistable` (a later save supersedes an earlier one).
     mutating func save(for request: ReplyTo? = nil, _ out: inout [EngineEffect]) {
@@ -199,7 +205,7 @@ public struct ClockEngine: Sendable {
 
     /// When to wake for `boundary` (clock seconds): the lead, the chime's pre-roll and the output latency before it.
     public func wakeTime(for boundary: Int) -> Double {
-        Double(boundary) - (options.lead + preroll(for: boundary) + scheduler.config.outputLatencyMs / 1000) * options.rate
+        Double(boundary) - (lead + preroll(for: boundary) + scheduler.config.outputLatencyMs / 1000) * options.rate
     }
 
     mutating func arm(_ boundary: Int, now: Double, _ out: inout [EngineEffect]) {
@@ -224,7 +230,7 @@ public struct ClockEngine: Sendable {
             // An NTP step or a manual `date`: decide again from the clock as it reads now.
             out.append(.log(LogLine(.notice, "clock was set", [("now", CivilTime.utcString(Int(now)))])))
             if let boundary = armed, now <= Double(boundary) + scheduler.config.lateLimit,
-                now >= wakeTime(for: boundary) - options.lead
+                now >= wakeTime(for: boundary) - lead
             {
                 lookThenAnnounce(boundary, now: now, &out)  // the step landed us right at it
             } else {
@@ -253,7 +259,7 @@ public struct ClockEngine: Sendable {
         // boundary stale. With next to no time left the boundary is decided without a look.
         let left =
             (Double(boundary) - now) / options.rate - preroll(for: boundary) - scheduler.config.outputLatencyMs / 1000 - 0.3
-        let budget = min(0.2, options.lead / 5, left)
+        let budget = min(0.2, lead / 5, left)
         guard budget >= 0.02 else {
             announce(boundary, findings: .nothing, now: now, &out)
             return

@@ -78,10 +78,14 @@ public struct EngineSettings: Sendable {
     public var pack: PackFacts
     /// A problem found while loading that does not refuse the settings (the device cannot be opened now).
     public var warning: String?
-    public init(config: Config, pack: PackFacts, warning: String? = nil) {
+    /// Real seconds ahead of an anchor the output must be opened (a network output's end-to-end
+    /// latency and start-up: Snapcast's ~3 s); the daemon wakes at least this early.
+    public var outputLead: Double
+    public init(config: Config, pack: PackFacts, warning: String? = nil, outputLead: Double = 0) {
         self.config = config
         self.pack = pack
         self.warning = warning
+        self.outputLead = outputLead
     }
 }
 

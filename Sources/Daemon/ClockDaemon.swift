@@ -135,13 +135,15 @@ public final class ClockDaemon {
             return .internalError
         }
         let engine = driver.engine
-        logger.info(
-            "started",
-            metadata: [
-                "driver": "\(engine.driver.rawValue)", "pack": "\(engine.pack.name)", "device": "\(engine.config.device)",
-                "zone": "\(engine.zone.identifier)", "interval": "\(engine.config.interval.rawValue)",
-                "socket": "\(server?.path ?? "none")", "clock": options.clock.isReal ? "real" : options.clock.description,
-            ])
+        var started: JournalLog.Metadata = [
+            "driver": "\(engine.driver.rawValue)", "pack": "\(engine.pack.name)", "device": "\(engine.config.device)",
+            "zone": "\(engine.zone.identifier)", "interval": "\(engine.config.interval.rawValue)",
+            "socket": "\(server?.path ?? "none")", "clock": options.clock.isReal ? "real" : options.clock.description,
+        ]
+        // A simulated clock: the real instant it read its start, so each simulated boundary's real
+        // instant is known (start + (boundary - fake start) / rate).
+        if let real = ports.simulatedClockStart { started["clock_started_at"] = Format.fixed(real, 6) }
+        logger.info("started", metadata: started)
         if !options.oneShot { ports.courtesy.repairAtStart() }
         driver.send(.start)
         if !ports.exited {

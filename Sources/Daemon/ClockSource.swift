@@ -15,12 +15,16 @@ public struct ClockSource: Sendable, CustomStringConvertible {
     public let fakeStart: Double?
     public let rate: Double
     private var monotonicStart: Double
+    /// The real wall-clock instant at which a simulated clock read `fakeStart` (for the log: a
+    /// test or a listener can tell when each simulated boundary is due in real time).
+    public private(set) var realStart: Double
 
     public init(offset: Double = 0, fakeStart: Double? = nil, rate: Double = 1) {
         self.offset = offset
         self.fakeStart = fakeStart
         self.rate = rate
         self.monotonicStart = WallClock.monotonic()
+        self.realStart = WallClock.now()
     }
 
     public var isReal: Bool { fakeStart == nil && offset == 0 }
@@ -38,6 +42,7 @@ public struct ClockSource: Sendable, CustomStringConvertible {
     public func startingNow() -> ClockSource {
         var copy = self
         copy.monotonicStart = WallClock.monotonic()
+        copy.realStart = WallClock.now()
         return copy
     }
     /// Whether boundaries can be waited for with an absolute CLOCK_REALTIME timer (so clock steps

@@ -91,6 +91,9 @@ final class LinuxPorts: EnginePorts {
     /// busy machine) uses up none of its time.
     func startClock() { options.clock = options.clock.startingNow() }
 
+    /// The real instant a simulated clock read its start (nil for the real or a shifted clock).
+    var simulatedClockStart: Double? { options.clock.fakeStart == nil ? nil : options.clock.realStart }
+
     func arm(_ timer: EngineTimer, at instant: Double?) {
         guard let fd = timerFD(timer) else { return }
         guard let instant else { return fd.disarm() }

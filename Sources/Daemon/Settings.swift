@@ -24,7 +24,8 @@ struct LoadedSettings {
 
     /// What the engine knows of them.
     var engineSettings: EngineSettings {
-        EngineSettings(config: config, pack: PackFacts(pack), warning: deviceWarning)
+        EngineSettings(
+            config: config, pack: PackFacts(pack), warning: deviceWarning, outputLead: OutputRegistry.leadTime(config.device))
     }
 }
 

@@ -1,5 +1,6 @@
 import ALSAOutput
 import Playback
+import SnapcastOutput
 import TalkingClockCore
 
 /// Every kind of sound output, in one list (MPD's `output/Registry.cxx`): the daemon, `say`,
@@ -7,7 +8,8 @@ import TalkingClockCore
 /// line in `drivers`, before ALSA (which serves every name it is given).
 public enum OutputRegistry {
     public static let drivers: [any OutputDriver] = [
-        ALSAOutputDriver()
+        SnapcastOutputDriver(),
+        ALSAOutputDriver(),
     ]
 
     /// The driver for `device`: the first that serves it.
@@ -37,6 +39,12 @@ public enum OutputRegistry {
     /// it sets environment variables the sound-server plugins read when they connect.
     public static func labelStreams(role: String?, environment: [String: String]) {
         StreamLabel.apply(role: role, environment: environment)
+    }
+
+    /// Seconds ahead of its anchor a sink for `device` must be opened (0: any lead will do); the
+    /// daemon wakes at least this early for a boundary.
+    public static func leadTime(_ device: String) -> Double {
+        driver(for: device).leadTime(device)
     }
 
     /// Whether `device` can play `format` now (`check`).

@@ -26,9 +26,18 @@ public protocol OutputDriver: Sendable {
     /// A sink for `device` playing `format`, from `prepared` if it is for that device and still
     /// good (else a fresh open). Throws `.notFound`, `.busy` or `.unsupported`.
     func sink(_ device: String, format: StreamFormat, prepared: (any PreparedOutput)?) throws(SinkError) -> any AudioSink
+    /// Whether `device` can play `format` now (`check`); by default, opens a sink and closes it.
+    /// An output whose sink only starts connecting (Snapcast) waits for the connection here.
+    func probe(_ device: String, format: StreamFormat) throws(SinkError)
+    /// Seconds before its anchor at which a sink for `device` must be opened for the anchor to be
+    /// heard on time, when that is more than a sound card needs (whose delay the session handles
+    /// within any lead): a network output's end-to-end latency and start-up. Pure: no I/O.
+    func leadTime(_ device: String) -> Double
 }
 
 extension OutputDriver {
+    public func leadTime(_ device: String) -> Double { 0 }
+
     /// Opens, configures and closes `device` for `format`: whether it can play it now.
     public func probe(_ device: String, format: StreamFormat) throws(SinkError) {
         try sink(device, format: format, prepared: nil).close()

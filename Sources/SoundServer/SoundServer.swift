@@ -83,6 +83,44 @@ public enum SoundServer {
         return Int(n)
     }
 
+    /// A sink: a sound card's output, or a network or virtual one (a tunnel to another host,
+    /// PipeWire's AirPlay/RAOP or Snapcast sink, a null sink). The clock plays to one by name
+    /// through ALSA's pulse plugin (`pulse:NAME`), whose delay includes the sink's latency.
+    public struct Sink: Hashable, Sendable, Codable {
+        public var index: UInt32
+        public var name: String
+        public var description: String
+        /// The module behind it, e.g. "module-tunnel-sink.c".
+        public var driver: String
+        /// A network sink (PA_SINK_NETWORK).
+        public var isNetwork: Bool
+        /// Its latency now and as configured, in seconds (0 when it reports none).
+        public var latency: Double
+        public var configuredLatency: Double
+        /// "running", "idle", "suspended" or "unknown".
+        public var state: String
+
+        /// The ALSA device name that plays to it.
+        public var device: String { "pulse:\(name)" }
+    }
+
+    /// Every sink (`pa_context_get_sink_info_list`), or a `Failure` if the server cannot be
+    /// reached within `timeout` seconds.
+    public static func sinks(server: String? = nil, timeout: Double) throws(Failure) -> [Sink] {
+        var capacity = 32
+        while true {
+            var buffer = [tc_pulse_sink](repeating: tc_pulse_sink(), count: capacity)
+            var err = [CChar](repeating: 0, count: 512)
+            let n = tc_pulse_list_sinks(server, milliseconds(timeout), &buffer, Int32(capacity), &err, err.count)
+            guard n >= 0 else { throw Failure(description: String(cString: err)) }
+            if Int(n) > capacity {
+                capacity = Int(n) + 8
+                continue
+            }
+            return buffer.prefix(Int(n)).map(Sink.init)
+        }
+    }
+
     static func milliseconds(_ seconds: Double) -> Int32 { Int32(max(1, min(600_000, (seconds * 1000).rounded(.up)))) }
 }
 
@@ -99,4 +137,22 @@ extension SoundServer.Stream {
         let count = Int(min(c.channels, UInt8(TC_PULSE_MAX_CHANNELS)))
         volume = withUnsafeBytes(of: &c.volume) { Array($0.bindMemory(to: UInt32.self).prefix(count)) }
     }
+}
+
+extension SoundServer.Sink {
+    init(_ c: tc_pulse_sink) {
+        var c = c
+        index = c.index
+        name = withUnsafeBytes(of: &c.name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        description = withUnsafeBytes(of: &c.description) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        driver = withUnsafeBytes(of: &c.driver) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        isNetwork = c.network != 0
+        latency = c.has_latency != 0 ? Double(c.latency_usec) / 1e6 : 0
+        configuredLatency = c.has_latency != 0 ? Double(c.configured_latency_usec) / 1e6 : 0
+        state = ["running", "idle", "suspended"][safe: Int(c.state)] ?? "unknown"
+    }
+}
+
+extension Array {
+    fileprivate subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }

@@ -34,7 +34,7 @@ struct TalkingClock: ParsableCommand {
         version: BuildInfo.versionLine,
         subcommands: [
             Say.self, Schedule.self, Check.self, RecordPack.self, Words.self, Run.self, Announce.self, Status.self, Trigger.self, MuteCommand.self,
-            Unmute.self, Skip.self, Unskip.self, VolumeCommand.self, ChimeCommand.self, Reload.self, Rooms.self, ConfigExample.self,
+            Unmute.self, Skip.self, Unskip.self, VolumeCommand.self, ChimeCommand.self, Reload.self, Rooms.self, ListOutputs.self, ConfigExample.self,
         ]
     )
 
@@ -91,7 +91,7 @@ struct ClockOptions: ParsableArguments {
     @Option(help: "Sound pack: a name (e.g. 'default') or a directory containing pack.json.")
     var pack: String?
 
-    @Option(help: "The output to play on (any the output registry serves): an ALSA device such as default, pulse, plughw:1 or 'file:FILE=/tmp/x.wav,FORMAT=wav'; see docs/outputs.md.")
+    @Option(help: "Output: an ALSA device (default, pulse, pulse:SINK, plughw:1, 'file:FILE=/tmp/x.wav,FORMAT=wav') or snapcast://HOST:PORT ('talking-clock outputs' lists them).")
     var device: String?
 
     @Option(help: "Chime: none, hour, westminster or ships-bells (default: the config's, else hour).")

@@ -36,7 +36,7 @@ struct Check: ParsableCommand {
     @Option(help: "Sound pack: a name or a directory containing pack.json (default: the config's, else 'default').")
     var pack: String?
 
-    @Option(help: "Also check that this output opens (default: the config's device, if a config file is read).")
+    @Option(help: "Also check that this device opens: ALSA, or snapcast://HOST:PORT (default: the config's device, if a config file is read).")
     var device: String?
 
     @Option(
@@ -179,7 +179,10 @@ struct Check: ParsableCommand {
         if let deviceProblem {
             throw CLIError(.deviceError, deviceProblem)
         }
-        if let device { print("ok: \(OutputRegistry.driver(for: device).name == "alsa" ? "ALSA device" : "output") \"\(device)\" opens for \(pack.format).") }
+        if let device {
+            let driver = OutputRegistry.driver(for: device).name
+            print("ok: \(driver == "alsa" ? "ALSA device" : "\(driver) output") \"\(device)\" opens for \(pack.format).")
+        }
         return dated.gaps.count
     }
 

@@ -91,7 +91,8 @@ final class NewUserHintTests: XCTestCase {
         let r = try BinaryRunner.run(["trigger", "--help"])
         XCTAssertEqual(r.status, 0)
         let help = r.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        XCTAssertTrue(help.contains("trigger itself takes no --max-wait"), help)
+        XCTAssertTrue(help.contains("more than a trigger waits (60 s)"), help)
+        XCTAssertFalse(help.contains("more than --max-wait"), "trigger has no --max-wait: \(help)")
         XCTAssertTrue(help.contains("use 'announce --next --max-wait N'"), help)
     }
 

@@ -29,6 +29,27 @@ typedef struct {
     uint32_t volume[TC_PULSE_MAX_CHANNELS];
 } tc_pulse_stream;
 
+/// A sink (an output device or a network/virtual one), as the server lists it.
+typedef struct {
+    uint32_t index;
+    char name[256];
+    char description[256];
+    /// The module or driver behind it ("module-tunnel-sink.c", "module-raop-sink.c", …).
+    char driver[128];
+    /// 1: PA_SINK_NETWORK (a tunnel, RAOP, …).
+    int network;
+    /// 1: the sink reports a latency (PA_SINK_LATENCY).
+    int has_latency;
+    /// The sink's latency now and its configured latency, in microseconds.
+    uint64_t latency_usec;
+    uint64_t configured_latency_usec;
+    /// pa_sink_state_t: 0 running, 1 idle, 2 suspended, -1 invalid.
+    int state;
+} tc_pulse_sink;
+
+/// Lists the sinks into out[0..capacity); like tc_pulse_list_streams (count, or -1 with err).
+int tc_pulse_list_sinks(const char *server, int timeout_ms, tc_pulse_sink *out, int capacity, char *err, size_t errlen);
+
 /// Loads libpulse.so.0 once per process (thread-safe). NULL when loaded, else a sentence saying
 /// why not and how to fix it.
 const char *tc_pulse_load(void);
