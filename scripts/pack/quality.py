@@ -203,21 +203,26 @@ def pause_ms(x, rate, at, env=None):
 
 
 def zero_run_ms(x, rate, at):
-    """Longest run of exact digital silence (16-bit zeros) within 5 ms of sample `at`, in ms."""
-    q = np.round(x * 32768.0).astype(np.int64)
+    """Longest run of exact digital silence (16-bit zeros) that reaches within 5 ms of sample
+    `at`, in ms."""
     w = int(rate * 0.005)
-    lo, hi = max(0, at - w), min(len(q), at + w)
-    if hi <= lo or not np.any(q[lo:hi] == 0):
+    lo, hi = max(0, at - w), min(len(x), at + w)
+    if hi <= lo:
         return 0.0
-    best = 0
-    for j in np.nonzero(q[lo:hi] == 0)[0] + lo:
-        a = b = j
-        while a > 0 and q[a - 1] == 0:
-            a -= 1
-        while b + 1 < len(q) and q[b + 1] == 0:
-            b += 1
-        best = max(best, b - a + 1)
-    return best * 1000.0 / rate
+    zero = np.abs(x) < 0.5 / 32768.0
+    if not zero[lo:hi].any():
+        return 0.0
+    # Extend the window to the ends of the runs that touch it.
+    a, b = lo, hi
+    while a > 0 and zero[a - 1]:
+        a -= 1
+    while b < len(x) and zero[b]:
+        b += 1
+    z = zero[a:b].astype(np.int8)
+    edges = np.diff(np.concatenate([[0], z, [0]]))
+    starts, ends = np.nonzero(edges == 1)[0], np.nonzero(edges == -1)[0]
+    runs = [(e - s) for s, e in zip(starts, ends) if e + a > lo and s + a < hi]
+    return max(runs, default=0) * 1000.0 / rate
 
 
 F0_MIN, F0_MAX = 60.0, 450.0
@@ -258,13 +263,10 @@ def pitch_track(x, rate):
     below = c < YIN_THRESHOLD
     has = below.any(axis=1) & (edb >= edb.max() - VOICED_BELOW_DB)
     t = np.argmax(below, axis=1)
-    # Down to the bottom of the dip.
-    for _ in range(lag_hi - lag_lo):
-        nxt = np.minimum(t + 1, c.shape[1] - 1)
-        step = (c[np.arange(len(t)), nxt] < c[np.arange(len(t)), t]) & (nxt > t)
-        if not step.any():
-            break
-        t = np.where(step, nxt, t)
+    # Down to the bottom of the dip: the first lag from t on where the curve rises again.
+    rising = np.concatenate([c[:, 1:] >= c[:, :-1], np.ones((len(c), 1), dtype=bool)], axis=1)
+    rising &= np.arange(c.shape[1])[None, :] >= t[:, None]
+    t = np.argmax(rising, axis=1)
     rows = np.arange(len(t))
     lo_i, hi_i = np.maximum(t - 1, 0), np.minimum(t + 1, c.shape[1] - 1)
     p, q, u = c[rows, lo_i], c[rows, t], c[rows, hi_i]
@@ -279,14 +281,19 @@ def fold_octaves(f0, reach=10):
     """A frame an octave off its neighbourhood (more than 9 semitones from the median of the
     voiced frames within 50 ms) is taken an octave towards it: YIN's octave errors."""
     out = f0.copy()
-    voiced = np.nonzero(f0 > 0)[0]
-    for i in voiced:
-        near = f0[max(0, i - reach):i + reach + 1]
-        near = near[near > 0]
-        med = float(np.median(near))
-        while out[i] > med * 2 ** (9 / 12):
+    if not (f0 > 0).any():
+        return out
+    padded = np.concatenate([np.full(reach, np.nan), np.where(f0 > 0, f0, np.nan), np.full(reach, np.nan)])
+    windows = np.lib.stride_tricks.sliding_window_view(padded, 2 * reach + 1)
+    with np.errstate(all="ignore"):
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            med = np.nanmedian(windows, axis=1)
+    for i in np.nonzero(f0 > 0)[0]:
+        while out[i] > med[i] * 2 ** (9 / 12):
             out[i] /= 2
-        while out[i] < med / 2 ** (9 / 12):
+        while out[i] < med[i] / 2 ** (9 / 12):
             out[i] *= 2
     return out
 
@@ -625,6 +632,18 @@ def read_whole(pack):
     return d, read_mfcc_file(m)
 
 
+# Words the engine is given another spelling of, where it says them wrongly in context: espeak-ng
+# drops the liaison /t/ of "vingt heures" (20 h) that French speakers make; "vingte heures" gives
+# [vɛ̃tœʁ]. (word, the word after it) -> spelling.
+RESPELL = {"fr": {("vingt", "heures"): "vingte"}}
+
+
+def respell(tag, words):
+    """The words as the engine is given them (RESPELL), the same length as `words`."""
+    table = RESPELL.get(tag, {})
+    return [table.get((w, words[i + 1] if i + 1 < len(words) else None), w) for i, w in enumerate(words)]
+
+
 def key_of(phrasing, hm):
     return f"{phrasing} {hm[0]:02}:{hm[1]:02}"
 
@@ -656,7 +675,7 @@ def whole_facts(x, first, rate):
     return round_facts(out)
 
 
-def whole_record(engine, voice, sets, rate, work, log=lambda m: None):
+def whole_record(engine, voice, sets, rate, work, log=lambda m: None, tag=None):
     """What make-pack stores beside a pack: for each set (phrasing, {hm: display words}) the
     engine's facts at every word boundary of every phrase of TIMES, and the MFCCs of the
     quarter hours. Returns (json-able dict, {key: MFCCs})."""
@@ -664,7 +683,7 @@ def whole_record(engine, voice, sets, rate, work, log=lambda m: None):
     for phrasing, texts in sets:
         times = [hm for hm in TIMES if hm in texts]
         log(f"{phrasing}: {engine} ({voice}) speaks {len(times)} whole phrases")
-        spoken = speak_whole(engine, voice, [texts[hm] for hm in times], rate, work)
+        spoken = speak_whole(engine, voice, [respell(tag, texts[hm]) for hm in times], rate, work)
         for hm, (x, first) in zip(times, spoken):
             key = key_of(phrasing, hm)
             phrases[key] = {"text": " ".join(texts[hm]), "boundaries": whole_facts(x, first, rate)}
@@ -694,10 +713,10 @@ def word_index_of_clips(words, ids):
     return out
 
 
-def measure_set(binary, pack, manifest, phrasing, env, scratch, whole=None, engine_check=True,
-                jobs=2, log=lambda m: None):
+def measure_set(binary, pack, manifest, phrasing, env, scratch, whole=None, only=None,
+                jobs=2, log=print):
     """Every measure of one pack and phrasing. `whole`: the stored record (read_whole), or None
-    to have the engine speak the whole phrases now."""
+    to have the engine speak the whole phrases now; only="proxy": the listening proxy alone."""
     lang = manifest.get("language", "en-US")
     rate = int(manifest.get("sample_rate", 22050))
     gap_ms, overlap_ms = spacing(manifest)
@@ -726,11 +745,13 @@ def measure_set(binary, pack, manifest, phrasing, env, scratch, whole=None, engi
     if whole is None:
         engine, voice = engine_of(pack, manifest)
         record, wfeats = whole_record(engine, voice, [(phrasing, {p[0]: dry[i][0] for i, p in enumerate(phrases)})],
-                                      rate, scratch, log)
+                                      rate, scratch, log, lang)
     else:
         record, wfeats = whole
     junctions = []
     for (hm, words, ids), (x, starts) in zip(phrases, renders):
+        if only == "proxy":
+            break
         key = key_of(phrasing, hm)
         stored = record["phrases"].get(key)
         if stored is None:
@@ -744,7 +765,8 @@ def measure_set(binary, pack, manifest, phrasing, env, scratch, whole=None, engi
             k = where[i + 1]
             w = stored["boundaries"][k - 1] if k is not None else None
             junctions.append({"time": key, "after": ids[i], "before": ids[i + 1], "render": f, "whole": w})
-    loud = {key_of(phrasing, hm): phrase_loudness(x, rate) for (hm, _, _), (x, _) in zip(phrases, renders)}
+    loud = {} if only == "proxy" else {
+        key_of(phrasing, hm): phrase_loudness(x, rate) for (hm, _, _), (x, _) in zip(phrases, renders)}
     quarters = [i for i, p in enumerate(phrases) if p[0] in QUARTER_SET]
     keys = [key_of(phrasing, phrases[i][0]) for i in quarters]
     rf = [quantise(mfcc(renders[i][0], rate)).astype(float) / MFCC_SCALE for i in quarters]
@@ -775,7 +797,7 @@ def summarise(r, goals):
     pj = [(j["render"]["jump"], j["whole"]["jump"]) for j in js
           if j["render"]["jump"] is not None and j["whole"]["jump"] is not None]
     err = [abs(a - b) for a, b in pj]
-    loud = list(r["loudness"].values())
+    loud = list(r["loudness"].values()) or [0.0]
     med = float(np.median(loud))
     far = max(loud, key=lambda v: abs(v - med))
     return {
