@@ -313,7 +313,9 @@ def cut_at_boundaries(info, x, rate, phones, first, last, reach_after=PAUSE_REAC
     i0, i1 = max(0, int(round(t0 * rate))), min(len(x), int(round(t1 * rate)))
     if i1 - i0 <= rate // 50:
         return None
-    return x[i0:i1], first == 0, last + 1 == len(starts)
+    # The segments festival says inside the cut (its own phone names; pauses left out).
+    segs = [n for n, a, b in info["segments"] if t0 - 1e-4 <= a < t1 - 1e-4 and n not in phones[0]]
+    return x[i0:i1], first == 0, last + 1 == len(starts), segs
 
 
 def candidates(tag, requests, rate, work, log):

@@ -45,12 +45,27 @@ EXTRA_WORDS = {
 }
 
 
+# Russian "без" is voiced before a voiced sound or a vowel and voiceless before a voiceless one
+# (festival's own segments: [bb ae z] before "минуты", [bb i s] before "четверти"): before a word
+# that does not start with a voiceless consonant it is cut together with that word.
+RU_VOICELESS = set("пфктшсхцчщ")
+
+
 def units_of(tag, got):
     """Multi-word units (clip ids said together) the language's pack gets, as tuples: French
     liaison and elision cross word boundaries, so every hour with its "heure(s)" ("une heure",
     "deux heures", "neuf heures" [nœvœʁ]) and the quarter forms ("et quart", "et demie",
     "moins le quart") are cut whole.  The renderer picks the fewest clips that cover a phrase
     and falls back to the single words, which the pack keeps too."""
+    if tag == "ru":
+        units = []
+        for g in got:
+            clips = g[4]
+            for i in range(len(clips) - 1):
+                u = (clips[i], clips[i + 1])
+                if clips[i] == "без" and clips[i + 1][:1] not in RU_VOICELESS and u not in units:
+                    units.append(u)
+        return units
     if tag != "fr":
         return []
     units = []
@@ -161,17 +176,19 @@ def cover_phrase(ids, available):
     return quality.cover(list(ids), available)
 
 
-def engine_candidates(tag, engine, requests, rate, work, log):
+def engine_candidates(tag, engine, requests, rate, work, log, respelled=False):
     """[(samples at rate, at the sentence's start, at its end, phonemes in the cut or None,
     phonemes alone or None) or None] for each request (display words, (first, last))."""
     if engine == "festival":
         from . import festival_engine
-        return [None if r is None else r + (None, None)
+        # For festival the "phonemes" are its segments inside the cut; there is no "alone" to
+        # compare with (a festival word alone is said as a sentence).
+        return [None if r is None else r[:3] + (r[3], None)
                 for r in festival_engine.candidates(tag, requests, rate, work, log)]
     eng = espeak_engine.ESpeak(espeak_engine.VOICES[tag])
     out = []
     for words, (first, last) in requests:
-        words = quality.respell(tag, list(words))
+        words = list(words) if respelled else quality.respell(tag, list(words))
         got = espeak_engine.cut_at_boundaries(eng, list(words), first, last)
         if got is None and first == last:
             # A word espeak-ng joins to its neighbour ("es ist"): split at its phoneme events.
@@ -236,7 +253,7 @@ def chosen_clips(tag, engine, phrasings, words, minutes, units, lead_in_phrases,
                 y = joins.finish(x, rate, at_start, at_end)
             except ValueError:
                 continue
-            clean = inside is None or espeak_engine.same_phonemes(tag, inside, want)
+            clean = inside is None or want is None or espeak_engine.same_phonemes(tag, inside, want)
             cache[r] = (y, inside, want, clean)
         cands = {c: [] for c in available}
         for clip, (text, span) in zip(owners, requests):
@@ -278,7 +295,7 @@ def chosen_clips(tag, engine, phrasings, words, minutes, units, lead_in_phrases,
     chosen = {c: cands[c][pick[c]] for c in cands}
     clips = {c: k.x for c, k in chosen.items()}
     used = {c: (k.text, k.span) for c, k in chosen.items()}
-    audit = {c: (k.inside, k.alone) for c, k in chosen.items()} if engine == "espeak" else None
+    audit = {c: (k.inside, k.alone) for c, k in chosen.items()}
     return clips, used, audit, added
 
 
@@ -304,7 +321,26 @@ def festival_voice(tag):
     return festival_engine.voice_of(tag)[0]
 
 
-def build(tag, out, rate, repo, binary, engine, work, log, model=None):
+def recorded_clips(tag, engine, pack, rate, work, log):
+    """The clips of a pack cut again from the sentences its cuts.json names (no choosing): the
+    committed pack's decisions, reproduced. Returns what chosen_clips returns."""
+    with open(os.path.join(pack, "cuts.json"), encoding="utf-8") as f:
+        record = json.load(f)["clips"]
+    requests = [(tuple(c["sentence"]), tuple(c["span"])) for c in record.values()]
+    log(f"{tag}: {len(requests)} clips cut again from the sentences {pack}/cuts.json names")
+    clips, used, audit = {}, {}, {}
+    for clip, (text, span), cut in zip(record, requests, engine_candidates(tag, engine, requests, rate, work, log,
+                                                                            respelled=True)):
+        if cut is None:
+            raise RuntimeError(f"{tag}: {clip!r}: no cut in {' '.join(text)!r} any more")
+        x, at_start, at_end, inside, want = cut
+        clips[clip] = joins.finish(x, rate, at_start, at_end)
+        used[clip] = (text, span)
+        audit[clip] = (inside, want)
+    return clips, used, audit, [c for c in record if " " in c]
+
+
+def build(tag, out, rate, repo, binary, engine, work, log, model=None, from_cuts=None):
     binary = find_binary(repo, binary)
     engine = engine or ENGINES[tag]
     phrasings = lang_carriers.phrasings_of(binary, tag)
@@ -337,8 +373,12 @@ def build(tag, out, rate, repo, binary, engine, work, log, model=None):
         from . import piper_engine
         clips, used = piper_engine.make_lang_clips(model, cands, rate, log)
     else:
-        clips, used, audit, added = chosen_clips(tag, engine, phrasings, words, minutes, units,
-                                                 lead_in_phrases, extra, rate, work, log)
+        if from_cuts:
+            clips, used, audit, added = recorded_clips(tag, engine, from_cuts, rate, work, log)
+            units = []
+        else:
+            clips, used, audit, added = chosen_clips(tag, engine, phrasings, words, minutes, units,
+                                                     lead_in_phrases, extra, rate, work, log)
         words += [" ".join(u) for u in units if " ".join(u) not in words]
         words += [u for u in added if u not in words]
         overlap_ms = joins.OVERLAP_MS
@@ -428,16 +468,17 @@ def build(tag, out, rate, repo, binary, engine, work, log, model=None):
         # The sentence each clip was cut from and the span of its words; for espeak-ng also the
         # phonemes it timed inside the cut and for the words alone (what scripts/cut-audit
         # re-checks).
-        record = {"engine": "espeak-ng" if audit else "festival",
-                  "voice": espeak_engine.VOICES[tag] if audit else festival_voice(tag), "clips": {
+        record = {"engine": "espeak-ng" if engine == "espeak" else "festival",
+                  "voice": espeak_engine.VOICES[tag] if engine == "espeak" else festival_voice(tag), "clips": {
             w: dict({"sentence": quality.respell(tag, list(used[w][0])),
-                     "span": list(used[w][1]) if not isinstance(used[w][1], int) else [used[w][1]] * 2},
-                    **({"phonemes": audit[w][0], "alone": audit[w][1]} if audit else {})) for w in words}}
+                     "span": list(used[w][1]) if not isinstance(used[w][1], int) else [used[w][1]] * 2,
+                     "phonemes": audit[w][0]},
+                    **({"alone": audit[w][1]} if engine == "espeak" else {})) for w in words}}
         with open(cuts, "w", encoding="utf-8", newline="\n") as f:
             f.write(json.dumps(record, indent=1, ensure_ascii=False) + "\n")
     elif os.path.exists(cuts):
         os.remove(cuts)
-    if engine in ("espeak", "festival"):
+    if engine in ("espeak", "festival") and not from_cuts:
         # The engine's whole phrases, for scripts/pack-quality --reference and the test suite's
         # listening proxy (no engine needed there): facts at every word boundary of the 132
         # measured phrases of each phrasing, MFCCs of the quarter hours.
@@ -489,7 +530,7 @@ def build(tag, out, rate, repo, binary, engine, work, log, model=None):
         f"- `{w}`: \"{' '.join(x.upper() if span(i)[0] <= j <= span(i)[1] else x for j, x in enumerate(ws))}\""
         + (f" [{' '.join(audit[w][0])}]" if audit and audit[w][0] is not None else "")
         for w in words for (ws, i) in [used[w]])
-    if audit:
+    if audit and engine == "espeak":
         clean = [w for w in words if espeak_engine.same_phonemes(tag, *audit[w])]
         dirty = [w for w in words if w not in clean]
         allo = espeak_engine.ALLOPHONES.get(tag)
