@@ -6,7 +6,7 @@ every fifth minute of the day of every phrasing, rendered as the player lays the
 1. one gain for the whole pack brings the median phrase to TARGET_LUFS, the same for every pack,
    so switching language does not change the loudness (before, packs matched as whole programmes
    of 96 phrases, and the median phrase still differed by up to 1 LU, French louder);
-2. then a small gain per clip (at most MAX_CLIP_DB either way, inside what `check` accepts) brings the phrases that stand out
+2. then a small gain per clip (within MAX_CLIP_DB of the median clip's, inside what `check` accepts) brings the phrases that stand out
    (a short "midnight", "полдень" 2.5 LU under the rest) to within SPREAD_GOAL_LU of the median:
    least squares over the phrases, each clip's share of a phrase's energy as its weight, the
    others held where they are, a small penalty on every clip's gain so the words keep their
@@ -20,8 +20,9 @@ from . import audio, quality
 TARGET_LUFS = -20.2   # the default pack's median phrase before this work (en-US 12h: -20.16)
 SPREAD_GOAL_LU = 1.0  # aim inside the ±1.5 LU goal, with a margin for rounding and the limiter
 # `talking-clock check` warns about a clip whose active-speech level is more than 1.5 dB from the
-# pack's median: the per-clip gains stay inside that.
-MAX_CLIP_DB = 1.2
+# median clip's: every clip's own gain stays within MAX_CLIP_DB of the median clip's gain (the clips
+# start at one level).
+MAX_CLIP_DB = 1.0
 RIDGE = 0.05
 
 
@@ -61,7 +62,10 @@ def even_out(clips, phrases, rate, overlap_ms, log, rounds=4):
         A = share * w[:, None]
         lhs = A.T @ A + RIDGE * np.eye(len(ids))
         step = np.linalg.solve(lhs, A.T @ (b * w))
-        new = np.clip(own + step, -MAX_CLIP_DB, MAX_CLIP_DB)
+        new = own + step
+        for _ in range(5):
+            mid = float(np.median(new))
+            new = np.clip(new, mid - MAX_CLIP_DB, mid + MAX_CLIP_DB)
         delta = new - own
         own = new
         clips = {c: clips[c] * 10 ** (delta[col[c]] / 20) for c in ids}
