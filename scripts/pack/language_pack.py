@@ -237,6 +237,10 @@ def chosen_clips(tag, engine, phrasings, words, minutes, units, lead_in_phrases,
             # A word the units now always cover keeps a clip of its own (a renderer without
             # units says the words one by one): cut where it stands without the units.
             ctx = joins.contexts(said, clip) or joins.contexts(said_alone, clip)
+            if not ctx and clip in added:
+                # A unit the others added with it now cover everywhere: not needed.
+                added.remove(clip)
+                continue
             if not ctx:
                 raise RuntimeError(f"{tag}: no phrase says {clip!r}")
             for _, (text, span) in ctx:
@@ -255,6 +259,7 @@ def chosen_clips(tag, engine, phrasings, words, minutes, units, lead_in_phrases,
                 continue
             clean = inside is None or want is None or espeak_engine.same_phonemes(tag, inside, want)
             cache[r] = (y, inside, want, clean)
+        available = base | set(added)
         cands = {c: [] for c in available}
         for clip, (text, span) in zip(owners, requests):
             if cache[(text, span)] is not None:
@@ -409,6 +414,7 @@ def build(tag, out, rate, repo, binary, engine, work, log, model=None, from_cuts
         clips[k], reduction = audio.limit_peaks(clips[k], rate)
         if reduction > 0:
             limited[k] = reduction
+    clips = levels.keep_words_together(clips, rate)
     if limited:
         log(f"{tag}: peaks over {audio.PEAK_CAP_DBFS:g} dBFS limited in {len(limited)} clips "
             f"(at most {max(limited.values()):.1f} dB)")

@@ -80,3 +80,40 @@ def even_out(clips, phrases, rate, overlap_ms, log, rounds=4):
         f"{loud.min() - np.median(loud):+.2f} … {loud.max() - np.median(loud):+.2f} LU around "
         f"{np.median(loud):.2f} LUFS")
     return clips, gain + fix, moved, loud
+
+
+CHECK_MARGIN_DB = 1.3
+
+
+def check_level(x, rate):
+    """A clip's active-speech level as `talking-clock check` measures it (Loudness.activeLevel):
+    20 ms frames, those within 30 dB of the loudest, their mean power, on the 16-bit samples."""
+    q = np.round(np.clip(x, -1, 1) * 32767.0) / 32768.0
+    n = int(round(rate * 0.020))
+    nf = (len(q) + n - 1) // n
+    padded = np.zeros(nf * n)
+    padded[:len(q)] = q
+    frames = padded.reshape(nf, n)
+    counts = np.full(nf, n, dtype=float)
+    counts[-1] = len(q) - (nf - 1) * n
+    ms = np.sum(frames ** 2, axis=1) / counts
+    lv = 10 * np.log10(np.maximum(ms, 1e-20))
+    act = lv[lv > lv.max() - 30.0]
+    return float(10 * np.log10(np.mean(10 ** (act / 10))))
+
+
+def keep_words_together(clips, rate, rounds=3):
+    """After the peak limiter: a clip the limiter took down on top of a negative gain of its own
+    can end up more than `check`'s 1.5 dB from the median word; bring every clip to within
+    CHECK_MARGIN_DB of the median active-speech level (limiting again where that lifts a peak)."""
+    for _ in range(rounds):
+        level = {k: check_level(x, rate) for k, x in clips.items()}
+        mid = float(np.median(list(level.values())))
+        off = {k: v - mid for k, v in level.items() if abs(v - mid) > CHECK_MARGIN_DB}
+        if not off:
+            break
+        for k, d in off.items():
+            want = -d + (CHECK_MARGIN_DB if d > 0 else -CHECK_MARGIN_DB) * 0.9
+            clips[k], _ = audio.limit_peaks(clips[k] * 10 ** (want / 20), rate)
+    return clips
+
