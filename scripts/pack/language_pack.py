@@ -474,7 +474,7 @@ def build(tag, out, rate, repo, binary, engine, work, log, model=None, from_cuts
         # The sentence each clip was cut from and the span of its words; for espeak-ng also the
         # phonemes it timed inside the cut and for the words alone (what scripts/cut-audit
         # re-checks).
-        record = {"engine": "espeak-ng" if engine == "espeak" else "festival",
+        record = {"engine": "espeak-ng" if engine == "espeak" else "festival", "cut": "word-boundaries",
                   "voice": espeak_engine.VOICES[tag] if engine == "espeak" else festival_voice(tag), "clips": {
             w: dict({"sentence": quality.respell(tag, list(used[w][0])),
                      "span": list(used[w][1]) if not isinstance(used[w][1], int) else [used[w][1]] * 2,
