@@ -325,9 +325,10 @@ def word_starts(words, events):
         if not real:
             out.append(None)
             continue
-        cands = [smp for t, smp, n in own if t == EV_PHONEME and not _real(n) and n]
-        cands += [smp for t, smp, n in own if t == EV_WORD
-                  and (last_real_before is None or smp > last_real_before)]
+        # A pause or word event that lies on a phoneme of the word before (espeak-ng times the
+        # /l/ of Dutch "nul uur" and the /n/ of "une heure" after them) is not this word's start.
+        cands = [smp for t, smp, n in own if (t == EV_WORD or (t == EV_PHONEME and not _real(n) and n))
+                 and (last_real_before is None or smp > last_real_before)]
         out.append(min(cands + [real[0]]))
         last_real_before = real[-1]
     return out
