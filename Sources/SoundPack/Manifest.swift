@@ -198,6 +198,7 @@ public struct PackManifest: Hashable, Sendable, Decodable {
         "spacing.word_gap_ms": 0...10_000,
         "spacing.lead_in_gap_ms": 0...10_000,
         "spacing.chime_gap_ms": -30_000...30_000,
+        "spacing.word_overlap_ms": 0...100,
         "chimes.beat_ms": 1...10_000,
         "chimes.hour_after_ms": 0...60_000,
         "chimes.strike_interval_ms": 0...10_000,
@@ -218,6 +219,7 @@ public struct PackManifest: Hashable, Sendable, Decodable {
             ("spacing.word_gap_ms", "spacing.word_gap_ms", m.spacing.wordGapMs),
             ("spacing.lead_in_gap_ms", "spacing.lead_in_gap_ms", m.spacing.leadInGapMs),
             ("spacing.chime_gap_ms", "spacing.chime_gap_ms", m.spacing.chimeGapMs),
+            ("spacing.word_overlap_ms", "spacing.word_overlap_ms", m.spacing.wordOverlapMs),
             ("chimes.beat_ms", "chimes.beat_ms", m.chimes.timing.beatMs),
             ("chimes.hour_after_ms", "chimes.hour_after_ms", m.chimes.timing.hourAfterMs),
             ("chimes.strike_interval_ms", "chimes.strike_interval_ms", m.chimes.timing.strikeIntervalMs),
@@ -305,7 +307,10 @@ enum ManifestKeys {
     static let manifest = Shape.object([
         ("format", .value), ("name", .value), ("description", .value), ("license", .value), ("language", .value),
         ("phrasings", .value), ("sample_rate", .value), ("channels", .value),
-        ("spacing", .object([("word_gap_ms", .value), ("lead_in_gap_ms", .value), ("chime_gap_ms", .value)])),
+        (
+            "spacing",
+            .object([("word_gap_ms", .value), ("lead_in_gap_ms", .value), ("chime_gap_ms", .value), ("word_overlap_ms", .value)])
+        ),
         ("clips", .map(.value)),
         ("bells", .object([("quarter", .value), ("hour", .value), ("ship", .value)])),
         (

@@ -25,17 +25,23 @@ public struct Spacing: Hashable, Sendable, Codable {
     public var leadInGapMs: Int
     /// Gap between the end of the chime and the first word; negative overlaps the bell's tail.
     public var chimeGapMs: Int
+    /// Two voice clips with no gap between them overlap by this much (never more than either
+    /// clip) and are added: with edges faded over this length in the pack, a crossfade of the
+    /// clips' own sound, so a junction inside running speech has no dip or click (0: end to end).
+    public var wordOverlapMs: Int
 
-    public init(wordGapMs: Int = 0, leadInGapMs: Int = 0, chimeGapMs: Int = 0) {
+    public init(wordGapMs: Int = 0, leadInGapMs: Int = 0, chimeGapMs: Int = 0, wordOverlapMs: Int = 0) {
         self.wordGapMs = wordGapMs
         self.leadInGapMs = leadInGapMs
         self.chimeGapMs = chimeGapMs
+        self.wordOverlapMs = wordOverlapMs
     }
 
     enum CodingKeys: String, CodingKey {
         case wordGapMs = "word_gap_ms"
         case leadInGapMs = "lead_in_gap_ms"
         case chimeGapMs = "chime_gap_ms"
+        case wordOverlapMs = "word_overlap_ms"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -43,6 +49,7 @@ public struct Spacing: Hashable, Sendable, Codable {
         wordGapMs = try c.decodeIfPresent(Int.self, forKey: .wordGapMs) ?? 0
         leadInGapMs = try c.decodeIfPresent(Int.self, forKey: .leadInGapMs) ?? 0
         chimeGapMs = try c.decodeIfPresent(Int.self, forKey: .chimeGapMs) ?? 0
+        wordOverlapMs = try c.decodeIfPresent(Int.self, forKey: .wordOverlapMs) ?? 0
     }
 }
 
@@ -106,7 +113,8 @@ public struct Timeline: Hashable, Sendable {
 
     public var voiceClips: [String] { items.filter { $0.role == .voice }.map(\.clip) }
 
-    /// Places the chime notes, then the voice clips one after another with the pack's spacing.
+    /// Places the chime notes, then the voice clips one after another with the pack's spacing: a
+    /// gap between two clips, or where there is none, `wordOverlapMs` of overlap.
     ///
     /// - Parameters:
     ///   - leadInCount: how many of `voice` form the lead-in (followed by `leadInGapMs`).
@@ -138,12 +146,16 @@ public struct Timeline: Hashable, Sendable {
             if let voiceAfterChimeMs { cursor = min(cursor, lastStrike + format.frames(milliseconds: voiceAfterChimeMs)) }
             cursor = max(0, cursor)
         }
+        let overlap = max(0, format.frames(milliseconds: spacing.wordOverlapMs))
+        var previous = 0
         for (index, clip) in voice.enumerated() {
+            let frames = frameCount(clip)
             if index > 0 {
-                let gap = index == leadInCount ? spacing.leadInGapMs : spacing.wordGapMs
-                cursor += max(0, format.frames(milliseconds: gap))
+                let gap = max(0, format.frames(milliseconds: index == leadInCount ? spacing.leadInGapMs : spacing.wordGapMs))
+                cursor += gap > 0 ? gap : -min(overlap, previous, frames)
             }
-            let item = TimelineItem(clip: clip, start: cursor, frames: frameCount(clip), role: .voice)
+            previous = frames
+            let item = TimelineItem(clip: clip, start: cursor, frames: frames, role: .voice)
             items.append(item)
             cursor = item.end
         }

@@ -37,7 +37,7 @@ final class ManifestStrictnessTests: XCTestCase {
             (
                 #"{"format": 1, "name": "p", "clips": {"one": "one.wav"}, "spacing": {"wordgap_ms": 10}}"#,
                 "\(path): unknown key 'wordgap_ms' in \"spacing\"; did you mean 'word_gap_ms'? Known keys in \"spacing\": "
-                    + "word_gap_ms, lead_in_gap_ms, chime_gap_ms."
+                    + "word_gap_ms, lead_in_gap_ms, chime_gap_ms, word_overlap_ms."
             ),
             (
                 #"{"format": 1, "name": "p", "clips": {"one": "one.wav"}, "bells": {"hours": "one"}}"#,

@@ -305,3 +305,62 @@ def version():
         return lib.espeak_Info(None).decode()
     except (OSError, AttributeError):
         return "unknown"
+
+
+# --- cuts at the engine's word boundaries, pauses with the word after them ----------------------
+
+def word_starts(words, events):
+    """First sample of each word of the phrase (None for a word espeak-ng joins to the one before
+    it): its first event, so that a pause espeak-ng makes before a word (the glottal stop "_!"
+    before a German vowel, the short silence before a fricative) belongs to that word. A word
+    event that lies on a phoneme of the word before (espeak-ng puts the word event of "heure" in
+    "une heure" on the /n/ of "une") is not its start."""
+    starts = _token_starts(words) + [10 ** 9]
+    out = []
+    last_real_before = None
+    for k in range(len(words)):
+        own = [(t, smp, n) for t, pos, smp, n in events
+               if t in (EV_WORD, EV_PHONEME) and starts[k] <= pos - 1 < starts[k + 1]]
+        real = [smp for t, smp, n in own if t == EV_PHONEME and _real(n)]
+        if not real:
+            out.append(None)
+            continue
+        # A pause or word event that lies on a phoneme of the word before (espeak-ng times the
+        # /l/ of Dutch "nul uur" and the /n/ of "une heure" after them) is not this word's start.
+        cands = [smp for t, smp, n in own if (t == EV_WORD or (t == EV_PHONEME and not _real(n) and n))
+                 and (last_real_before is None or smp > last_real_before)]
+        out.append(min(cands + [real[0]]))
+        last_real_before = real[-1]
+    return out
+
+
+def _speech_end(events, n_samples):
+    """Where the phrase's speech ends: its last heard phoneme's end, i.e. the first pause
+    phoneme after it, or the end event."""
+    last_real = max((smp for t, _, smp, n in events if t == EV_PHONEME and _real(n)), default=0)
+    after = [smp for t, _, smp, n in events if t == EV_PHONEME and not _real(n) and n and smp > last_real]
+    return min(after) if after else _end(events, n_samples)
+
+
+def cut_at_boundaries(eng, words, first, last):
+    """(samples, phonemes in the cut, phonemes of the words alone, starts at the phrase's start,
+    ends at its end) of words[first..last], cut from the spoken phrase from its first word's start
+    to the next word's start (word_starts), or to the end of speech after the phrase's last word;
+    a liaison consonant the span has only before the next word is left out ("trois|z heures").
+    None when espeak-ng gives no boundary there."""
+    x, events = eng.synth(" ".join(words))
+    ws = word_starts(words, events)
+    a = ws[first]
+    b = ws[last + 1] if last + 1 < len(words) else _speech_end(events, len(x))
+    if a is None or b is None:
+        return None
+    phones = _phonemes_of_words(words, events)
+    inside = [n for k in range(first, last + 1) for _, n in phones[k]]
+    want = alone(eng, " ".join(words[first:last + 1]))
+    if len(inside) > len(want) and inside[:len(want)] == want:
+        extra_at = [smp for k in range(first, last + 1) for smp, _ in phones[k]][len(want)]
+        b = min(b, extra_at)
+    if b <= a:
+        return None
+    inside = [n for t, _, smp, n in events if t == EV_PHONEME and _real(n) and a <= smp < b]
+    return x[a:b], inside, want, first == 0, last + 1 == len(words)

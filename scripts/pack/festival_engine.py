@@ -251,3 +251,92 @@ def make_lang_clips(tag, candidates, workdir, rate, log):
             log(f"festival: {' '.join(words)!r} tokenised as {got}; trying another phrase for {w!r}")
             pending[w].pop(0)
     return clips, used
+
+
+# --- cuts at festival's word boundaries, pauses with the word after them ------------------------
+
+def voice_of(tag):
+    """(voice function, text encoding, (pause phones, vowels, voiceless)) for a language tag."""
+    if tag == "en-US":
+        return VOICE, "utf-8", ({"pau"}, VOWELS, VOICELESS)
+    return LANG_VOICES[tag]
+
+
+def speak_batch(voice, encoding, texts, work, label):
+    """festival speaks every text (one batch run): [(info or None, wav path)] with info the
+    tokens' word times and the segments (`_parse`)."""
+    lines = [f"({voice})", _SCHEME_HELPERS]
+    paths = []
+    for n, text in enumerate(texts):
+        wav = os.path.join(work, f"{label}-{n:04d}.wav")
+        paths.append(wav)
+        lines.append(f"(tc-phrase {n} {_scheme_string(text)} {_scheme_string(wav)})")
+    script = os.path.join(work, f"{label}.scm")
+    with open(script, "w", encoding=encoding) as f:
+        f.write("\n".join(lines) + "\n")
+    out = audio.run(["festival", "--batch", script]).decode(encoding, "replace")
+    info = _parse(out)
+    return [(info.get(n), paths[n]) for n in range(len(texts))]
+
+
+def token_starts(info, phones):
+    """Start (s) of each token: its first segment, or the pause festival puts before it (the
+    pause belongs to the word after it); the first token starts at its first segment."""
+    pauses = phones[0]
+    segs = info["segments"]
+    out = []
+    for k, tok in enumerate(info["tokens"]):
+        t = tok["words"][0][0]
+        if k > 0:
+            i = _segment_at(info, t, "start")
+            if i > 0 and segs[i - 1][0] in pauses:
+                t = segs[i - 1][1]
+        out.append(t)
+    return out
+
+
+def cut_at_boundaries(info, x, rate, phones, first, last, reach_after=PAUSE_REACH_AFTER):
+    """(samples, starts at the phrase's start, ends at its end) of tokens first..last of a
+    phrase festival spoke: from the first token's start to the next token's start (token_starts),
+    or after the phrase's last token, into the pause after it by up to reach_after (the HTS voice's
+    release goes beyond its last segment; the trim finds the real edge)."""
+    starts = token_starts(info, phones)
+    t0 = starts[first]
+    if last + 1 < len(starts):
+        t1 = starts[last + 1]
+    else:
+        t1 = info["tokens"][last]["words"][-1][1]
+        i1 = _segment_at(info, t1, "end")
+        segs = info["segments"]
+        if i1 + 1 < len(segs) and segs[i1 + 1][0] in phones[0]:
+            t1 += min(reach_after, segs[i1 + 1][2] - segs[i1 + 1][1])
+    i0, i1 = max(0, int(round(t0 * rate))), min(len(x), int(round(t1 * rate)))
+    if i1 - i0 <= rate // 50:
+        return None
+    # The segments festival says inside the cut (its own phone names; pauses left out).
+    segs = [n for n, a, b in info["segments"] if t0 - 1e-4 <= a < t1 - 1e-4 and n not in phones[0]]
+    return x[i0:i1], first == 0, last + 1 == len(starts), segs
+
+
+def candidates(tag, requests, rate, work, log):
+    """For each request (display words, (first, last)): (samples at `rate`, at the phrase's start,
+    at its end), or None where festival tokenised the phrase otherwise than its words."""
+    voice, encoding, phones = voice_of(tag)
+    texts = sorted({" ".join(w) for w, _ in requests})
+    log(f"festival ({voice}): {len(texts)} candidate sentences")
+    spoken = dict(zip(texts, speak_batch(voice, encoding, texts, work, f"{tag}-cand")))
+    loaded = {}
+    out = []
+    reach = PAUSE_REACH_AFTER_BY_LANG.get(tag, PAUSE_REACH_AFTER)
+    for words, (first, last) in requests:
+        text = " ".join(words)
+        info, path = spoken[text]
+        ok = info is not None and [_strip_punct(t["name"]) for t in info["tokens"]] == \
+            [_strip_punct(t) for t in words] and all(t["words"] for t in info["tokens"])
+        if not ok:
+            out.append(None)
+            continue
+        if text not in loaded:
+            loaded[text] = audio.load_resampled(path, rate)
+        out.append(cut_at_boundaries(info, loaded[text], rate, phones, first, last, reach))
+    return out

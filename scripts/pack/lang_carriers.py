@@ -206,3 +206,84 @@ def unit_carriers(got, units, first_phrasing=None):
             return ((x[2] + n == x[3]) != want_final, x[2] == 0 and x[3] > n, x[1], x[3], x[0])
         out[" ".join(unit)] = [(got[x[0]], (x[2], x[2] + n - 1)) for x in sorted(u, key=key)]
     return out
+
+
+def display_map(got):
+    """{clip id of one word: the word as the phrase spells it} from the phrases asked of the
+    binary (the grammar's ids are lower case and without apostrophes: "uhr" is "Uhr", "oclock"
+    "o'clock", "am" "AM")."""
+    out = {}
+    for _, _, _, text, ids in got:
+        for w, c in zip(text, ids):
+            out.setdefault(c, w)
+    return out
+
+
+def every_minute(binary, tag, phrasing, display):
+    """{minute: (display words, clip ids of each word)} of every minute of a phrasing, from one
+    `talking-clock words --phrases` run."""
+    rc, so, se = _run([binary, "words", "--language", tag, "--phrasing", phrasing, "--phrases"])
+    if rc != 0:
+        raise RuntimeError(f"talking-clock words --language {tag} --phrasing {phrasing} --phrases: {se.strip()}")
+    out = {}
+    for line in so.splitlines():
+        hm, _, words = line.partition("\t")
+        h, m = hm.split(":")
+        ids = words.split()
+        out[int(h) * 60 + int(m)] = (tuple(display.get(c, c) for c in ids), tuple(ids))
+    if len(out) != 1440:
+        raise RuntimeError(f"talking-clock words --phrases gave {len(out)} minutes for {tag} {phrasing}")
+    return out
+
+
+def sayings(binary, tag, phrasings, work, lead_in, log):
+    """Every phrase the clock says in the language, spelled as spoken: ({phrasing: {minute:
+    (display words, clip ids)}}, [(display words, clip ids)] of the quarter hours with the
+    lead-in). The clip ids come from `talking-clock words --phrases` (one run per phrasing); the
+    spelling of each word ("Uhr" for "uhr", "o'clock", "AM") from `say --dry-run` of as few
+    minutes as show every word."""
+    ids = {}
+    for p in phrasings:
+        rc, so, se = _run([binary, "words", "--language", tag, "--phrasing", p, "--phrases"])
+        if rc != 0:
+            raise RuntimeError(f"talking-clock words --language {tag} --phrasing {p} --phrases: {se.strip()}")
+        ids[p] = {}
+        for line in so.splitlines():
+            hm, _, words = line.partition("\t")
+            h, m = hm.split(":")
+            ids[p][int(h) * 60 + int(m)] = tuple(words.split())
+    led = {}
+    if lead_in:
+        rc, so, se = _run([binary, "words", "--language", tag, "--phrasing", phrasings[0], "--lead-in",
+                           LEAD_IN, "--phrases"])
+        for line in so.splitlines():
+            hm, _, words = line.partition("\t")
+            h, m = hm.split(":")
+            if int(m) % 15 == 0:
+                led[int(h) * 60 + int(m)] = tuple(words.split())
+    # As few dry runs as show every word: quarter hours first, then any minute with a new word.
+    need = {c for p in phrasings for v in ids[p].values() for c in v} | {c for v in led.values() for c in v}
+    asks = []
+    for p in phrasings:
+        for m in sorted(ids[p], key=lambda m: (m % 15 != 0, m)):
+            new = set(ids[p][m]) & need
+            if new:
+                asks.append((p, m, None))
+                need -= new
+    for m in sorted(led):
+        new = set(led[m]) & need
+        if new or not any(a[2] for a in asks):
+            asks.append((phrasings[0], m, os.path.join(work, "lead-in.toml")))
+            need -= new
+    stub = os.path.join(work, "stub-all")
+    _stub(stub, tag, phrasings, sorted({c for p in phrasings for v in ids[p].values() for c in v}
+                                       | {c for v in led.values() for c in v}))
+    log(f"{tag}: {len(asks)} dry runs for the spelling of {len({c for p in phrasings for v in ids[p].values() for c in v})} words")
+    display = {}
+    for p, m, cfg in asks:
+        _, _, _, text, clips = _dry_run(binary, stub, tag, p, m, cfg)
+        for w, c in zip(text, clips):
+            display.setdefault(c, w)
+    minutes = {p: {m: (tuple(display.get(c, c) for c in v), v) for m, v in ids[p].items()} for p in phrasings}
+    lead = [(tuple(display.get(c, c) for c in v), v) for m, v in sorted(led.items())]
+    return minutes, lead

@@ -10,7 +10,7 @@ import unicodedata
 
 import numpy as np
 
-from . import audio, espeak_engine, lang_carriers
+from . import audio, espeak_engine, joins, lang_carriers, levels, quality
 
 # Engine per language: festival where Debian main has a voice of the language (or, for
 # en-GB, the same US voice as the default pack: no British festival voice is in Debian main),
@@ -45,16 +45,32 @@ EXTRA_WORDS = {
 }
 
 
+# Russian "без" is voiced before a voiced sound or a vowel and voiceless before a voiceless one
+# (festival's own segments: [bb ae z] before "минуты", [bb i s] before "четверти"): before a word
+# that does not start with a voiceless consonant it is cut together with that word.
+RU_VOICELESS = set("пфктшсхцчщ")
+
+
 def units_of(tag, got):
     """Multi-word units (clip ids said together) the language's pack gets, as tuples: French
     liaison and elision cross word boundaries, so every hour with its "heure(s)" ("une heure",
     "deux heures", "neuf heures" [nœvœʁ]) and the quarter forms ("et quart", "et demie",
     "moins le quart") are cut whole.  The renderer picks the fewest clips that cover a phrase
     and falls back to the single words, which the pack keeps too."""
+    if tag == "ru":
+        units = []
+        for g in got:
+            clips = g[4]
+            for i in range(len(clips) - 1):
+                u = (clips[i], clips[i + 1])
+                if clips[i] == "без" and clips[i + 1][:1] not in RU_VOICELESS and u not in units:
+                    units.append(u)
+        return units
     if tag != "fr":
         return []
     units = []
-    fixed = [("et", "quart"), ("et", "demie"), ("et", "demi"), ("moins", "le", "quart")]
+    # "vingt et une" keeps its liaison /t/ [vɛ̃teyn] only said whole.
+    fixed = [("et", "quart"), ("et", "demie"), ("et", "demi"), ("moins", "le", "quart"), ("vingt", "et", "une")]
     for g in got:
         clips = g[4]
         for i in range(len(clips) - 1):
@@ -155,7 +171,181 @@ def versions(pkgs):
     return out
 
 
-def build(tag, out, rate, repo, binary, engine, work, log, model=None):
+def cover_phrase(ids, available):
+    """The clips that say a phrase (its words' ids), as the player covers it."""
+    return quality.cover(list(ids), available)
+
+
+def engine_candidates(tag, engine, requests, rate, work, log, respelled=False):
+    """[(samples at rate, at the sentence's start, at its end, phonemes in the cut or None,
+    phonemes alone or None) or None] for each request (display words, (first, last))."""
+    if engine == "festival":
+        from . import festival_engine
+        # For festival the "phonemes" are its segments inside the cut; there is no "alone" to
+        # compare with (a festival word alone is said as a sentence).
+        return [None if r is None else r[:3] + (r[3], None)
+                for r in festival_engine.candidates(tag, requests, rate, work, log)]
+    eng = espeak_engine.ESpeak(espeak_engine.VOICES[tag])
+    out = []
+    for words, (first, last) in requests:
+        words = list(words) if respelled else quality.respell(tag, list(words))
+        got = espeak_engine.cut_at_boundaries(eng, list(words), first, last)
+        if got is None and first == last:
+            # A word espeak-ng joins to its neighbour ("es ist"): split at its phoneme events.
+            joined = espeak_engine.cut_joined(eng, list(words), first)
+            if joined is not None:
+                got = joined + (espeak_engine.alone(eng, words[first]), first == 0, last + 1 == len(words))
+        if got is None or len(got[0]) <= eng.rate // 50:
+            out.append(None)
+            continue
+        x, inside, want, at_start, at_end = got
+        out.append((audio.resample_array(x, eng.rate, rate), at_start, at_end, inside, want))
+    return out
+
+
+# The joins are chosen on every minute of the day: a clip meets every word it can meet.
+JOIN_STEP_MIN = 1
+
+
+def chosen_clips(tag, engine, phrasings, words, minutes, units, lead_in_phrases, extra, rate, work, log):
+    """({clip id: samples}, {clip id: (display words, span)}, {clip id: (phonemes in the cut,
+    phonemes alone)} (espeak-ng) or None, [units added]): clips cut at the engine's word
+    boundaries, chosen by the joins they make, and units added where two words joined badly in
+    every cut (joins.py)."""
+    base = set(words) | {" ".join(u) for u in units}
+    # The targets: the engine speaking every minute of every phrasing whole.
+    opt = [(p, m) for p in phrasings for m in range(0, 1440, JOIN_STEP_MIN)]
+    texts = [list(minutes[p][m][0]) for p, m in opt]
+    log(f"{tag}: the engine speaks {len(texts)} phrases whole for the joins")
+    voice = espeak_engine.VOICES[tag] if engine == "espeak" else festival_voice(tag)
+    facts = whole_facts_cached(tag, engine, voice, [quality.respell(tag, t) for t in texts], rate, work)
+    cache = {}
+    added = []
+    for round_no in range(1 + joins.UNIT_ROUNDS):
+        available = base | set(added)
+        # Every phrase the clock can say (every minute of every phrasing, the lead-in quarters,
+        # the regional words), covered with the pack's clips: where each clip stands.
+        said = [(text, cover_phrase(ids, available)) for p in phrasings for text, ids in minutes[p].values()]
+        said += [(text, cover_phrase(ids, available)) for text, ids in lead_in_phrases]
+        said += [(text, cover_phrase(ids, available)) for text, ids in extra]
+        if round_no == 0:
+            words_only = set(words)
+            said_alone = [(text, cover_phrase(ids, words_only)) for p in phrasings for text, ids in minutes[p].values()]
+            said_alone += [(text, cover_phrase(ids, words_only)) for text, ids in lead_in_phrases + extra]
+        requests, owners = [], []
+        for clip in sorted(available):
+            # A word the units now always cover keeps a clip of its own (a renderer without
+            # units says the words one by one): cut where it stands without the units.
+            ctx = joins.contexts(said, clip) or joins.contexts(said_alone, clip)
+            if not ctx and clip in added:
+                # A unit the others added with it now cover everywhere: not needed.
+                added.remove(clip)
+                continue
+            if not ctx:
+                raise RuntimeError(f"{tag}: no phrase says {clip!r}")
+            for _, (text, span) in ctx:
+                requests.append((text, span))
+                owners.append(clip)
+        todo = sorted({r for r in requests if r not in cache})
+        log(f"{tag}: {len(requests)} candidate cuts for {len(available)} clips ({len(todo)} new)")
+        for r, cut in zip(todo, engine_candidates(tag, engine, todo, rate, work, log)):
+            cache[r] = None
+            if cut is None:
+                continue
+            x, at_start, at_end, inside, want = cut
+            try:
+                y = joins.finish(x, rate, at_start, at_end)
+            except ValueError:
+                continue
+            clean = inside is None or want is None or espeak_engine.same_phonemes(tag, inside, want)
+            cache[r] = (y, inside, want, clean)
+        available = base | set(added)
+        cands = {c: [] for c in available}
+        for clip, (text, span) in zip(owners, requests):
+            if cache[(text, span)] is not None:
+                y, inside, want, clean = cache[(text, span)]
+                cands[clip].append(joins.Candidate(clip, text, span, y, rate, inside, want, clean))
+        for clip in sorted(available):
+            if not cands[clip]:
+                raise RuntimeError(f"{tag}: no sentence gives a cut for {clip!r}")
+            clean = [c for c in cands[clip] if c.clean]
+            if clean:
+                cands[clip] = clean
+            elif round_no == 0 or clip in added:
+                c = cands[clip][0]
+                log(f"{tag}: {clip!r}: no clean cut; from {' '.join(c.text)!r} it holds {c.inside} (alone: {c.alone})")
+        junctions = []
+        for (p, m), f in zip(opt, facts):
+            ids = minutes[p][m][1]
+            clips = cover_phrase(ids, available)
+            where = quality.word_index_of_clips(list(ids), clips)
+            for i in range(1, len(clips)):
+                k = where[i]
+                junctions.append((clips[i - 1], clips[i], f[k - 1] if k is not None else None,
+                                  joins.QUARTER_WEIGHT if m % 15 == 0 else 1))
+        pick = joins.choose(cands, junctions, joins.OVERLAP_MS, log)
+        if round_no == joins.UNIT_ROUNDS:
+            break
+        new = joins.propose_units(cands, pick, junctions, joins.OVERLAP_MS, len(added), log)
+        new = [u for u in new if u not in available]
+        if not new:
+            break
+        added += new
+    with open(os.path.join(work, "joins.json"), "w", encoding="utf-8") as f:
+        # For looking into a choice: every candidate's edges, and the targets.
+        json.dump({"candidates": {c: [{"text": " ".join(k.text), "span": k.span, "lead_ms": k.lead_ms,
+                                        "tail_ms": k.tail_ms, "f0_start": k.f0_start, "f0_end": k.f0_end,
+                                        "chosen": i == pick[c]} for i, k in enumerate(v)] for c, v in cands.items()},
+                   "junctions": junctions, "added": added}, f, ensure_ascii=False, indent=0)
+    chosen = {c: cands[c][pick[c]] for c in cands}
+    clips = {c: k.x for c, k in chosen.items()}
+    used = {c: (k.text, k.span) for c, k in chosen.items()}
+    audit = {c: (k.inside, k.alone) for c, k in chosen.items()}
+    return clips, used, audit, added
+
+
+def whole_facts_cached(tag, engine, voice, texts, rate, work):
+    """The facts at every word boundary of each text spoken whole, kept in the work directory
+    (--keep-work) so that building again does not speak them again."""
+    import hashlib
+    import pickle
+    key = hashlib.sha256(json.dumps([engine, voice, rate, texts], ensure_ascii=False).encode()).hexdigest()[:16]
+    path = os.path.join(work, f"whole-facts-{tag}-{key}.pickle")
+    if os.path.isfile(path):
+        with open(path, "rb") as f:
+            return pickle.load(f)
+    spoken = quality.speak_whole("espeak-ng" if engine == "espeak" else "festival", voice, texts, rate, work)
+    facts = [quality.whole_facts(x, first, rate) for x, first in spoken]
+    with open(path, "wb") as f:
+        pickle.dump(facts, f)
+    return facts
+
+
+def festival_voice(tag):
+    from . import festival_engine
+    return festival_engine.voice_of(tag)[0]
+
+
+def recorded_clips(tag, engine, pack, rate, work, log):
+    """The clips of a pack cut again from the sentences its cuts.json names (no choosing): the
+    committed pack's decisions, reproduced. Returns what chosen_clips returns."""
+    with open(os.path.join(pack, "cuts.json"), encoding="utf-8") as f:
+        record = json.load(f)["clips"]
+    requests = [(tuple(c["sentence"]), tuple(c["span"])) for c in record.values()]
+    log(f"{tag}: {len(requests)} clips cut again from the sentences {pack}/cuts.json names")
+    clips, used, audit = {}, {}, {}
+    for clip, (text, span), cut in zip(record, requests, engine_candidates(tag, engine, requests, rate, work, log,
+                                                                            respelled=True)):
+        if cut is None:
+            raise RuntimeError(f"{tag}: {clip!r}: no cut in {' '.join(text)!r} any more")
+        x, at_start, at_end, inside, want = cut
+        clips[clip] = joins.finish(x, rate, at_start, at_end)
+        used[clip] = (text, span)
+        audit[clip] = (inside, want)
+    return clips, used, audit, [c for c in record if " " in c]
+
+
+def build(tag, out, rate, repo, binary, engine, work, log, model=None, from_cuts=None):
     binary = find_binary(repo, binary)
     engine = engine or ENGINES[tag]
     phrasings = lang_carriers.phrasings_of(binary, tag)
@@ -163,27 +353,40 @@ def build(tag, out, rate, repo, binary, engine, work, log, model=None):
     words = lang_carriers.vocabulary(binary, tag, phrasings, work, lead_in)
     log(f"{tag}: {len(words)} words in {', '.join(phrasings)}"
         f"{' and the lead-in' if lead_in else ''} (from `talking-clock check`)")
-    got = lang_carriers.phrases(binary, tag, phrasings, words, work, lead_in, log)
-    cands = lang_carriers.carriers(got, words)
-    for text, i in EXTRA_WORDS.get(tag, []):
-        if text[i] not in cands:
-            words.append(text[i])
-            cands[text[i]] = [(("regional", -1, False, text, text), i)]
-    units = units_of(tag, got) if engine == "espeak" else []
-    if units:
-        ucands = lang_carriers.unit_carriers(got, units)
-        log(f"{tag}: {len(ucands)} multi-word units ({', '.join(ucands)})")
-        cands.update(ucands)
-        words += list(ucands)
+    if engine == "piper":
+        got = lang_carriers.phrases(binary, tag, phrasings, words, work, lead_in, log)
+        cands = lang_carriers.carriers(got, words)
+        for text, i in EXTRA_WORDS.get(tag, []):
+            if text[i] not in cands:
+                words.append(text[i])
+                cands[text[i]] = [(("regional", -1, False, text, text), i)]
+        minutes = None
+    else:
+        minutes, lead_in_phrases = lang_carriers.sayings(binary, tag, phrasings, work, lead_in, log)
+        got = [(p, m, False, text, ids) for p in phrasings for m, (text, ids) in sorted(minutes[p].items())]
+        extra = []
+        for text, i in EXTRA_WORDS.get(tag, []):
+            if text[i] not in words:
+                words.append(text[i])
+                extra.append((text, text))
+        units = units_of(tag, got)
+        if units:
+            log(f"{tag}: {len(units)} multi-word units ({', '.join(' '.join(u) for u in units)})")
     audit = None
-    if engine == "festival":
-        from . import festival_engine
-        clips, used = festival_engine.make_lang_clips(tag, cands, work, rate, log)
-    elif engine == "piper":
+    overlap_ms = 0
+    if engine == "piper":
         from . import piper_engine
         clips, used = piper_engine.make_lang_clips(model, cands, rate, log)
     else:
-        clips, used, audit = espeak_engine.make_voice_clips(tag, cands, rate, log)
+        if from_cuts:
+            clips, used, audit, added = recorded_clips(tag, engine, from_cuts, rate, work, log)
+            units = []
+        else:
+            clips, used, audit, added = chosen_clips(tag, engine, phrasings, words, minutes, units,
+                                                     lead_in_phrases, extra, rate, work, log)
+        words += [" ".join(u) for u in units if " ".join(u) not in words]
+        words += [u for u in added if u not in words]
+        overlap_ms = joins.OVERLAP_MS
 
     clips, level = audio.level_pack(clips, rate)
     log(f"{tag}: every word at {level:.1f} dBFS active-speech level")
@@ -195,26 +398,33 @@ def build(tag, out, rate, repo, binary, engine, work, log, model=None):
         sys.exit(f"make-pack: the language packs reuse the default pack's bells, which are "
                  f"{default['sample_rate']} Hz; build with --rate {default['sample_rate']}")
 
-    # One loudness: the 96 quarter-hour phrases of each phrasing, rendered as the player chains
-    # the clips, measured (ITU-R BS.1770) against the default pack's en-US phrases; one gain for
-    # the whole pack keeps the words' balance.
-    target = default_loudness(binary, default_dir, work, rate)
-    before = {p: audio.integrated_loudness(
-        [audio.render(clips, ids) for ids in quarter_phrases(got, p)], rate) for p in phrasings}
-    gain_db = target - sum(before.values()) / len(before)
-    clips = {k: x * 10.0 ** (gain_db / 20.0) for k, x in clips.items()}
+    # One loudness, per phrase: every fifth minute of every phrasing, rendered as the player lays
+    # the clips out (levels.py).
+    if minutes is None:
+        got = lang_carriers.phrases(binary, tag, phrasings, words, work, lead_in, log)
+        display = lang_carriers.display_map(got)
+        minutes = {p: lang_carriers.every_minute(binary, tag, p, display) for p in phrasings}
+    available = set(clips)
+    measured = [cover_phrase(minutes[p][m][1], available) for p in phrasings for m in range(0, 1440, 5)]
+    clips, gain_db, own_gain, _ = levels.even_out(clips, measured, rate, overlap_ms,
+                                                  lambda msg: log(f"{tag}: {msg}"))
+    target = levels.TARGET_LUFS
     limited = {}
     for k in list(clips):
         clips[k], reduction = audio.limit_peaks(clips[k], rate)
         if reduction > 0:
             limited[k] = reduction
+    clips = levels.keep_words_together(clips, rate)
     if limited:
         log(f"{tag}: peaks over {audio.PEAK_CAP_DBFS:g} dBFS limited in {len(limited)} clips "
             f"(at most {max(limited.values()):.1f} dB)")
-    loud = {p: audio.integrated_loudness(
-        [audio.render(clips, ids) for ids in quarter_phrases(got, p)], rate) for p in phrasings}
-    log(f"{tag}: loudness gain {gain_db:+.2f} dB: " + ", ".join(
-        f"{p} {v:.2f} LUFS" for p, v in loud.items()) + f" (default pack: {target:.2f} LUFS)")
+    loud = {}
+    for p in phrasings:
+        each = levels.loudness_of(clips, [cover_phrase(minutes[p][m][1], available) for m in range(0, 1440, 15)],
+                                  rate, overlap_ms)
+        loud[p] = (float(np.median(each)), float(each.min()), float(each.max()))
+    log(f"{tag}: quarter-hour phrases: " + ", ".join(
+        f"{p} median {v[0]:.2f} LUFS ({v[1]:.1f} … {v[2]:.1f})" for p, v in loud.items()))
 
     for sub in ("voice", "bells"):
         d = os.path.join(out, sub)
@@ -252,7 +462,7 @@ def build(tag, out, rate, repo, binary, engine, work, log, model=None):
         "phrasings": phrasings,
         "sample_rate": rate,
         "channels": 1,
-        "spacing": default["spacing"],
+        "spacing": dict(default["spacing"], **({"word_overlap_ms": overlap_ms} if overlap_ms else {})),
         "clips": manifest_clips,
         "bells": default["bells"],
         "chimes": default["chimes"],
@@ -260,17 +470,32 @@ def build(tag, out, rate, repo, binary, engine, work, log, model=None):
     with open(os.path.join(out, "pack.json"), "w", encoding="utf-8", newline="\n") as f:
         f.write(json.dumps(m, indent=2, ensure_ascii=False) + "\n")
     cuts = os.path.join(out, "cuts.json")
-    if audit:
-        # What scripts/cut-audit re-checks: the sentence each clip was cut from, the span of its
-        # words, and the phonemes espeak-ng timed inside the cut and for the words alone.
-        record = {"engine": "espeak-ng", "voice": espeak_engine.VOICES[tag], "clips": {
-            w: {"sentence": list(used[w][0]),
-                "span": list(used[w][1]) if not isinstance(used[w][1], int) else [used[w][1]] * 2,
-                "phonemes": audit[w][0], "alone": audit[w][1]} for w in words}}
+    if engine in ("espeak", "festival"):
+        # The sentence each clip was cut from and the span of its words; for espeak-ng also the
+        # phonemes it timed inside the cut and for the words alone (what scripts/cut-audit
+        # re-checks).
+        record = {"engine": "espeak-ng" if engine == "espeak" else "festival", "cut": "word-boundaries",
+                  "voice": espeak_engine.VOICES[tag] if engine == "espeak" else festival_voice(tag), "clips": {
+            w: dict({"sentence": quality.respell(tag, list(used[w][0])),
+                     "span": list(used[w][1]) if not isinstance(used[w][1], int) else [used[w][1]] * 2,
+                     "phonemes": audit[w][0]},
+                    **({"alone": audit[w][1]} if engine == "espeak" else {})) for w in words}}
         with open(cuts, "w", encoding="utf-8", newline="\n") as f:
             f.write(json.dumps(record, indent=1, ensure_ascii=False) + "\n")
     elif os.path.exists(cuts):
         os.remove(cuts)
+    if engine in ("espeak", "festival") and not from_cuts:
+        # The engine's whole phrases, for scripts/pack-quality --reference and the test suite's
+        # listening proxy (no engine needed there): facts at every word boundary of the 132
+        # measured phrases of each phrasing, MFCCs of the quarter hours.
+        sets = [(p, {(m // 60, m % 60): list(minutes[p][m][0]) for m in
+                     [h * 60 + mm for h, mm in quality.TIMES]}) for p in phrasings]
+        record, feats = quality.whole_record("espeak-ng" if engine == "espeak" else "festival",
+                                             espeak_engine.VOICES[tag] if engine == "espeak" else festival_voice(tag),
+                                             sets, rate, work, lambda msg: log(f"{tag}: {msg}"), tag)
+        with open(os.path.join(out, "whole.json"), "w", encoding="utf-8", newline="\n") as f:
+            f.write(json.dumps(record, ensure_ascii=False, indent=0, sort_keys=True) + "\n")
+        quality.write_mfcc_file(os.path.join(out, "whole.mfcc"), feats)
 
     vers = versions(pkgs + ["sox", "flac", "python3-numpy"])
     import numpy
@@ -288,21 +513,21 @@ def build(tag, out, rate, repo, binary, engine, work, log, model=None):
         from . import festival_engine
         engine_version = festival_engine.festival_version().replace("\n", " ")
         how = ("festival's own word timings (the utterance's Token and Word relations and each "
-               "word's first and last segment), as for the default pack: a cut next to a pause "
-               "reaches into it and the trim finds the real edge")
+               "word's first segment): a clip runs from its word's start (or the pause festival "
+               "puts before it) to the next word's start; after a sentence's last word it reaches "
+               "into the pause and the trim finds the real edge")
     else:
         engine_version = "eSpeak NG " + espeak_engine.version()
-        how = ("espeak-ng's own phoneme timing (the synth callback's `espeakEVENT_PHONEME` "
-               "events: the sample where each phoneme starts, and the word in the text it belongs "
-               "to): a clip runs from its word's start (`espeakEVENT_WORD`, unless that event lies "
-               "on the previous word's last phoneme, as the /n/ of \"une heure\") to the first "
-               "phoneme of the next word, and a liaison consonant the word has only before the "
-               "next one (\"trois|z heures\") is left out; among the sentences that use the word, "
-               "the first whose cut holds exactly the word's phonemes spoken alone is taken. A word "
+        how = ("espeak-ng's own phoneme timing (the synth callback's `espeakEVENT_WORD` and "
+               "`espeakEVENT_PHONEME` events: the sample where each starts, and the word in the "
+               "text it belongs to): a clip runs from its word's first event (a pause espeak-ng "
+               "makes before the word, such as the glottal stop before a German vowel, belongs to "
+               "that word; a word event that lies on the previous word's last phoneme, as the /n/ "
+               "of \"une heure\", does not count) to the next word's first event, and a liaison "
+               "consonant the word has only before the next one (\"trois|z heures\") is left out; "
+               "only cuts that hold exactly the word's phonemes spoken alone are candidates. A word "
                "espeak-ng joins to the one before it (\"es ist\") is split at its phoneme events "
-               "after as many phonemes as the words before it have alone. Multi-word units "
-               "(French: every hour with its \"heure(s)\", \"et quart\", \"et demie\", "
-               "\"moins le quart\") are cut whole, liaison inside them kept. No silence detection")
+               "after as many phonemes as the words before it have alone. No silence detection")
     licence_file = (f"/usr/share/doc/{licpkg}/copyright" if licpkg
                     else f"the model card that came with `{os.path.basename(model or '')}`")
     def span(i):
@@ -311,7 +536,7 @@ def build(tag, out, rate, repo, binary, engine, work, log, model=None):
         f"- `{w}`: \"{' '.join(x.upper() if span(i)[0] <= j <= span(i)[1] else x for j, x in enumerate(ws))}\""
         + (f" [{' '.join(audit[w][0])}]" if audit and audit[w][0] is not None else "")
         for w in words for (ws, i) in [used[w]])
-    if audit:
+    if audit and engine == "espeak":
         clean = [w for w in words if espeak_engine.same_phonemes(tag, *audit[w])]
         dirty = [w for w in words if w not in clean]
         allo = espeak_engine.ALLOPHONES.get(tag)
@@ -351,7 +576,9 @@ def build(tag, out, rate, repo, binary, engine, work, log, model=None):
         f"(2.5 ms gain steps held 10 ms) took them back ({len(limited)} clips, at most "
         f"{max(limited.values()):.1f} dB)." if limited else
         f"no peak went over {audio.PEAK_CAP_DBFS:g} dBFS.")
-    loud_table = "\n".join(f"| `{p}` | {v:.2f} | {v - target:+.2f} |" for p, v in loud.items())
+    units_here = [w for w in words if " " in w]
+    unit_text = (": " + ", ".join(f'"{u}"' for u in units_here)) if units_here else " (none)"
+    loud_table = "\n".join(f"| `{p}` | {v[0]:.2f} | {v[1]:.1f} … {v[2]:.1f} |" for p, v in loud.items())
     licence_note = (f"`{licence_file}` (Debian package `{licpkg}`)" if licpkg else licence_file)
     try:
         from importlib.metadata import version as _module_version
@@ -397,18 +624,26 @@ Engine: {engine_version}. Python {sys.version.split()[0]}, numpy {np_version}, {
 ## How the words were cut
 
 The words are the clip ids the language's grammar uses in {', '.join(f'`{p}`' for p in phrasings)}
-{'and the lead-in ' if lead_in else ''}(listed by `talking-clock check`). Each word is cut out
-of a whole time sentence of the language, asked of the binary (`talking-clock say --dry-run
---language {tag} --phrasing P --at HH:MM`), in which it stands where the clock mostly uses it (at
-the end of a phrase or inside one), at {how}. Then each clip is trimmed {audio.TRIM_BELOW_PEAK_DB:g} dB
-below its own peak (keeping {audio.KEEP_BEFORE_MS:g} ms before and {audio.KEEP_AFTER_MS:g} ms after), brought to
-{audio.TARGET_RMS_DBFS:g} dBFS active-speech RMS with peaks at most {audio.PEAK_CAP_DBFS:g} dBFS, then every clip
-to one common level ({level:.1f} dBFS: the loudest the most peaky word can be under the cap), and faded
-({audio.FADE_IN_MS:g} ms in, {audio.FADE_OUT_MS:g} ms out). The clips are chained with no gap.
+{'and the lead-in ' if lead_in else ''}(listed by `talking-clock check`), and units: several words
+cut together (clip ids joined by spaces, which the player uses where they cover a phrase with fewer
+clips){unit_text}. Each is cut out of a whole time sentence of the language, at {how}.
+
+Of the sentences a word is said in (up to {joins.MAX_CANDIDATES}, with different neighbours), the one
+whose edges fit best is chosen by measurement (`scripts/pack/joins.py`): the engine speaks every
+minute of every phrasing whole, and at every junction of those phrases the cut clips' pitch jump and
+pause should be what the engine makes at that word boundary (the quarter hours count
+{joins.QUARTER_WEIGHT} times); where two words join badly whatever their cuts, they become a unit.
+Each clip is trimmed only where it was the edge of its sentence ({audio.TRIM_BELOW_PEAK_DB:g} dB below
+its peak, keeping {audio.KEEP_BEFORE_MS:g} ms before and {audio.KEEP_AFTER_MS:g} ms after), its inner
+edges moved to a zero crossing, brought to {audio.TARGET_RMS_DBFS:g} dBFS active-speech RMS with peaks
+at most {audio.PEAK_CAP_DBFS:g} dBFS, then every clip to one common level ({level:.1f} dBFS), and faded
+over {joins.OVERLAP_MS} ms at both ends: `pack.json` sets `spacing.word_overlap_ms` to
+{joins.OVERLAP_MS}, so the player overlaps two words by that much and the faded edges cross-fade.
 
 Format: FLAC, {rate} Hz, mono, 16-bit. `pack.json` declares `"language": "{tag}"` and the
 phrasings; `talking-clock check --pack Sounds/{tag} --language {tag}` proves every minute in
-each.
+each. `cuts.json` names the sentence and words of every clip; `whole.json` and `whole.mfcc` hold
+the engine's whole phrases as `scripts/pack-quality --reference` and the test suite compare them.
 
 ## Intelligibility
 
@@ -416,13 +651,14 @@ each.
 
 ## Loudness
 
-Every pack speaks at one loudness: the 96 quarter-hour phrases of each phrasing, rendered as the
-player chains the clips (no bells), measured as one programme with ITU-R BS.1770-4 (EBU R128
-integrated loudness, `pyloudnorm`), against the default pack's 96 en-US `12h` phrases measured the
-same way ({target:.2f} LUFS). One gain for the whole pack ({gain_db:+.2f} dB) keeps the words'
-balance; {limited_text}
+Every phrase at one loudness: each phrase of every fifth minute of every phrasing, rendered as
+the player lays the clips out (no bells), measured alone with ITU-R BS.1770-4 (integrated loudness,
+`pyloudnorm`). One gain for the whole pack ({gain_db:+.2f} dB) puts the median phrase at
+{target:.2f} LUFS, as in every pack; then {len(own_gain)} clips get a small gain of their own (at most
+{max((abs(v) for v in own_gain.values()), default=0):.1f} dB) so that no phrase stands more than about
+1 LU from the median (`scripts/pack/levels.py`); {limited_text}
 
-| phrasing | loudness (LUFS) | vs the default pack (LU) |
+| phrasing | quarter hours: median (LUFS) | quietest … loudest phrase |
 | --- | ---: | ---: |
 {loud_table}
 
