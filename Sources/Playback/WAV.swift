@@ -21,8 +21,13 @@ public enum WAV {
         u32(UInt32(format.sampleRate)); u32(UInt32(format.sampleRate * format.channels * 2))
         u16(UInt16(format.channels * 2)); u16(16)
         data.append(contentsOf: Array("data".utf8)); u32(bytes)
-        samples.withUnsafeBufferPointer { buffer in
-            for s in buffer { withUnsafeBytes(of: s.littleEndian) { data.append(contentsOf: $0) } }
+        // WAV's samples are little-endian: the buffer's bytes as they are on a little-endian host.
+        if 1.littleEndian == 1 {
+            samples.withUnsafeBytes { data.append(contentsOf: $0) }
+        } else {
+            samples.withUnsafeBufferPointer { buffer in
+                for s in buffer { withUnsafeBytes(of: s.littleEndian) { data.append(contentsOf: $0) } }
+            }
         }
         return data
     }

@@ -11,6 +11,7 @@ import FoundationEssentials
 #elseif canImport(Darwin)
     import Darwin
 #endif
+import Playback
 import SoundPack
 import TalkingClockCore
 
@@ -56,13 +57,19 @@ struct Check: ParsableCommand {
     )
     var allLanguages = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Also write each quarter hour of every phrasing checked to DIR as WAV (PHRASING-HHMM.wav): the 96 phrases a day, to hear them all.",
+            valueName: "DIR"))
+    var render: String?
+
     func run() throws {
         try Support.checkLanguage(language)
         if allLanguages {
-            guard config == nil, pack == nil, language == nil, phrasing == nil, device == nil else {
+            guard config == nil, pack == nil, language == nil, phrasing == nil, device == nil, render == nil else {
                 throw CLIError(
                     .badInput,
-                    "--all-languages checks each language with the pack named after it and reads no config; it cannot be combined with --config, --pack, --language, --phrasing or --device.")
+                    "--all-languages checks each language with the pack named after it and reads no config; it cannot be combined with --config, --pack, --language, --phrasing, --device or --render.")
             }
             try Self.checkAllLanguages(chime: chime)
             return
@@ -79,7 +86,8 @@ struct Check: ParsableCommand {
         if readsFile, let file { print("config: \(file)") }
         try Check.perform(
             pack: settings.pack, packOrigin: settings.packOrigin, device: device ?? (readsFile ? settings.device : nil),
-            language: settings.language, styles: [settings.announcementStyle.phrase], chime: settings.chime)
+            language: settings.language, styles: [settings.announcementStyle.phrase], chime: settings.chime,
+            render: render.map { Rendering(directory: $0, style: settings.announcementStyle, volume: settings.volume) })
         // With a configuration: its courtesy, and what a look finds now (a pack alone is checked alone).
         if readsFile { Self.printCourtesy(settings) }
     }
@@ -91,7 +99,7 @@ struct Check: ParsableCommand {
     @discardableResult
     static func perform(
         pack name: String?, packOrigin: String? = nil, device: String?, language: String = SpokenLanguages.defaultTag,
-        styles: [PhraseStyle], chime: ChimeStyle? = nil
+        styles: [PhraseStyle], chime: ChimeStyle? = nil, render: Rendering? = nil
     ) throws -> Int {
         let loaded: SoundPack
         do { loaded = try Support.pack(name, origin: packOrigin, scan: true, keepingBrokenClips: true) } catch let error as CLIError {
@@ -183,7 +191,46 @@ struct Check: ParsableCommand {
             let driver = OutputRegistry.driver(for: device).name
             print("ok: \(driver == "alsa" ? "ALSA device" : "\(driver) output") \"\(device)\" opens for \(pack.format).")
         }
+        if let render { try render.write(pack, phrasings: checked) }
         return dated.gaps.count
+    }
+
+    /// `check --render DIR`: the quarter hours of each phrasing checked, as `say --at` renders them
+    /// (the configured chime, lead-in and volume), one WAV each.
+    struct Rendering {
+        var directory: String
+        var style: AnnouncementStyle
+        var volume: Int
+
+        static func twoDigits(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+
+        func write(_ pack: SoundPack, phrasings: [PhraseStyle]) throws {
+            do throws(FileOutput.Failure) { try FileOutput.createDirectories(directory) } catch {
+                throw CLIError(.cannotWrite, "--render: \(error.description)")
+            }
+            var written = 0
+            for phrase in phrasings {
+                var each = style
+                each.phrase = phrase
+                for hour in 0..<24 {
+                    for minute in stride(from: 0, to: 60, by: 15) {
+                        let plan: AnnouncementPlan
+                        do throws(PackError) { plan = try pack.plan(hour: hour, minute: minute, style: each) } catch {
+                            throw CLIError(.packError, error.description)
+                        }
+                        let timeline = try Support.timeline(plan, pack: pack)
+                        let pcm = Mixer.render(timeline, gain: Float(volume) / 100, clips: { try? pack.audio($0).storage })
+                        let name = "\(phrase.phrasing.rawValue)-" + Self.twoDigits(hour) + Self.twoDigits(minute) + ".wav"
+                        let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
+                        do throws(FileOutput.Failure) { try FileOutput.write(WAV.encode(pcm, format: timeline.format), to: path) } catch {
+                            throw CLIError(.cannotWrite, "--render: \(error.description)")
+                        }
+                        written += 1
+                    }
+                }
+            }
+            print("ok: \(written) quarter hours written to \(directory) (PHRASING-HHMM.wav).")
+        }
     }
 
     /// `check --all-languages`: every shipped language with its own pack (a variant with its base's

@@ -13,7 +13,7 @@ final class CommandLineAbuseTests: XCTestCase {
             let r = try BinaryRunner.run(argv, timeout: 30)
             XCTAssertEqual(r.status, ExitStatus.badInput.rawValue, "\(argv): \(r.stderr)")
             let expected = argv.contains("--device")
-                ? "Error: --device is empty; give an ALSA device name such as default, pulse or plughw:1, or leave the option out to use the config's device (else default).\n"
+                ? "Error: --device is empty; give an output such as default, pulse or plughw:1, or leave the option out to use the config's device (else default).\n"
                 : "Error: --pack is empty; give a pack name such as default or a directory that contains pack.json, or leave the option out.\n"
             XCTAssertTrue(r.stderr.hasPrefix(expected), "\(argv): \(r.stderr)")
         }

@@ -15,6 +15,35 @@ final class DefaultPackTests: XCTestCase {
         XCTAssertFalse(r.stdout.contains("warning:"), r.stdout)
     }
 
+    /// `check --render DIR`: 96 quarter hours per phrasing, each the samples `say --at --output` writes.
+    func testCheckRendersEveryQuarterHourAsSayWouldAndNamesAnUnwritableDirectory() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tc-render-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let r = try BinaryRunner.run(["check", "--pack", pack, "--chime", "none", "--render", dir.path + "/day"])
+        XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.contains("ok: 288 quarter hours written to \(dir.path)/day (PHRASING-HHMM.wav)."), r.stdout)
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path + "/day")
+        XCTAssertEqual(files.count, 288)
+        XCTAssertEqual(Set(files.map { String($0.prefix(while: { $0 != "-" })) }), ["12h", "casual", "24h"])
+        for (phrasing, at) in [("12h", "15:00"), ("24h", "07:45"), ("casual", "23:30")] {
+            let out = dir.appendingPathComponent("say-\(phrasing).wav")
+            let said = try BinaryRunner.run([
+                "say", "--at", at, "--chime", "none", "--phrasing", phrasing, "--pack", pack, "--output", out.path,
+            ])
+            XCTAssertEqual(said.status, 0, said.stderr)
+            let name = "\(phrasing)-\(at.replacingOccurrences(of: ":", with: "")).wav"
+            let rendered = try Data(contentsOf: dir.appendingPathComponent("day/\(name)"))
+            XCTAssertGreaterThan(rendered.count, 44 + 22050, name)
+            XCTAssertEqual(rendered, try Data(contentsOf: out), "\(name) is what say --at \(at) writes")
+        }
+        // A path that cannot be a directory: the option, the path and the reason.
+        let file = dir.appendingPathComponent("a-file")
+        XCTAssertTrue(FileManager.default.createFile(atPath: file.path, contents: Data()))
+        let bad = try BinaryRunner.run(["check", "--pack", pack, "--render", file.path + "/day"])
+        XCTAssertEqual(bad.status, 73, bad.stdout + bad.stderr)
+        XCTAssertTrue(bad.stderr.contains("--render: Could not create the directory \(file.path)/day: Not a directory"), bad.stderr)
+    }
+
     func testTheDefaultPackIsFoundByNameFromTheBuildDirectory() throws {
         let r = try BinaryRunner.run(["say", "--at", "00:00", "--dry-run"])
         XCTAssertEqual(r.status, 0, r.stderr)
