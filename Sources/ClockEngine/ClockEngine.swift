@@ -856,8 +856,9 @@ public struct ClockEngine: Sendable {
     public static func line(_ s: StatusReport) -> String {
         var parts = ["driver \(s.driver)"]
         if let next = s.next { parts.append("next \(next.at) \"\(next.text)\"") }
-        if let time = s.nextTime, time != s.next { parts.append("next time \(time.at) \"\(time.text)\"") }
-        if let reminder = s.nextReminder { parts.append("next reminder \(reminder.at) \"\(reminder.text)\"") }
+        // The next of each kind, when it is not the next instant itself.
+        if let time = s.nextTime, time.at != s.next?.at { parts.append("next time \(time.at) \"\(time.text)\"") }
+        if let reminder = s.nextReminder, reminder.at != s.next?.at { parts.append("next reminder \(reminder.at) \"\(reminder.text)\"") }
         if let away = s.away { parts.append("away \(away): reminders pause") }
         parts.append("mute \(s.mute)")
         if let volume = s.volumeNow, volume != s.volume { parts.append("volume now \(volume)%") }

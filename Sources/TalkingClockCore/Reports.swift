@@ -291,16 +291,23 @@ public struct ScheduleEntryReport: Codable, Equatable, Sendable {
     public var chime: String
     public var strikes: Int
     public var anchorOffsetMs: Int
+    /// With reminders in the config: "time", "reminder" or "time+reminder" (left out otherwise:
+    /// every instant is the time).
+    public var kind: String?
+    /// With reminders in the config: the words of each reminder said at this instant.
+    public var reminders: [String]?
 
     enum CodingKeys: String, CodingKey {
-        case at, utc, decision, reason, volume, language, text, clips, chime, strikes
+        case at, utc, decision, reason, volume, language, text, clips, chime, strikes, kind, reminders
         case anchorOffsetMs = "anchor_offset_ms"
     }
 
     public init(
         at: String, utc: String, decision: String, reason: String?, volume: Int?, language: String, text: String,
-        clips: [String], chime: String, strikes: Int, anchorOffsetMs: Int
+        clips: [String], chime: String, strikes: Int, anchorOffsetMs: Int, kind: String? = nil, reminders: [String]? = nil
     ) {
+        self.kind = kind
+        self.reminders = reminders
         self.at = at
         self.utc = utc
         self.decision = decision
