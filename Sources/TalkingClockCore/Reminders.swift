@@ -268,10 +268,13 @@ public enum ReminderSchedule {
                 switch date {
                 case .once(let d): if d >= start { result.append(d) }
                 case .yearly(let m, let d):
-                    for year in start.year...(start.year + 8) {
+                    // The first two on or after `start` (the first may be earlier today than the
+                    // instant asked about); 29 February every four years or so.
+                    var found = 0
+                    for year in start.year...(start.year + 9) where found < 2 {
                         if let c = CalendarDate(year: year, month: m, day: d), c >= start {
                             result.append(c)
-                            break
+                            found += 1
                         }
                     }
                 }
