@@ -194,9 +194,9 @@ public struct ClockEngine: Sendable {
     /// With `driver = "external"` (triggers start the boundaries), reminders keep their own time:
     /// the `.reminder` timer waits for the next one. With the timer driver they are instants of
     /// the boundary timer, and this does nothing.
-    mutating func armReminder(now: Double, _ out: inout [EngineEffect]) {
+    mutating func armReminder(now: Double, after handled: Int? = nil, _ out: inout [EngineEffect]) {
         guard driver == .external, !options.oneShot else { return }
-        var next = ReminderSchedule.next(after: now, reminders: scheduler.config.reminders, in: zone)
+        var next = ReminderSchedule.next(after: max(now, handled.map(Double.init) ?? now), reminders: scheduler.config.reminders, in: zone)
         if let n = next, let last = scheduler.state.lastSpokenBoundary, n <= last, last - n <= AnnouncementScheduler.trustHorizon {
             next = ReminderSchedule.next(after: Double(last), reminders: scheduler.config.reminders, in: zone)
         }
@@ -210,7 +210,9 @@ public struct ClockEngine: Sendable {
         guard let instant = reminderArmed else { return }
         reminderArmed = nil
         if instant == looking || instant == armed || playing?.boundary == instant {
-            return  // a trigger is announcing the same instant: the reminder is part of it
+            // A trigger is announcing the same instant: the reminder is part of it.
+            armReminder(now: now, after: instant, &out)
+            return
         }
         guard now <= Double(instant) + scheduler.config.lateLimit else {
             armReminder(now: now, &out)  // slept through it
@@ -432,7 +434,7 @@ public struct ClockEngine: Sendable {
         }
         // After a stale skip (a resume), a later boundary that passed within the late limit is next.
         if timerDriven { arm(scheduler.boundaryToArm(after: boundary, now: now, in: zone), now: now, &out) }
-        armReminder(now: now, &out)
+        armReminder(now: now, after: boundary, &out)
     }
 
     static func courtesyReason(_ courtesy: CourtesyDecision) -> OutcomeReason {
