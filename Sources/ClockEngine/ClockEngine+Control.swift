@@ -234,9 +234,10 @@ extension ClockEngine {
     // MARK: Reminders
 
     /// The next reminder's instant and its words (what it says, as text).
-    func nextReminder(now: Double) -> (instant: Int, at: String, text: String)? {
+    func nextReminder(now: Double, memo: (from: Double, next: Int?)? = nil) -> (instant: Int, at: String, text: String)? {
         let config = scheduler.config
-        guard let instant = ReminderSchedule.next(after: now, reminders: config.reminders, in: zone) else { return nil }
+        let known = memo.flatMap { m -> Int?? in m.from <= now && (m.next.map { Double($0) > now } ?? true) ? .some(m.next) : nil }
+        guard let instant = known ?? ReminderSchedule.next(after: now, reminders: config.reminders, in: zone) else { return nil }
         let labels = ReminderSchedule.due(at: instant, reminders: config.reminders, in: zone).map { config.reminders[$0].label }
         return (instant, CivilTime.local(instant, in: zone).rfc3339, labels.joined(separator: ". "))
     }
@@ -354,6 +355,7 @@ extension ClockEngine {
             }
             scheduler.config = settings.config
             pack = settings.pack
+            forgetMemos()
             noteZone(newZone, now: now, &out)
             out.append(.adopt(settings.config))
             out.append(.log(LogLine(.info, "reloaded", [("pack", pack.name), ("device", settings.config.device)])))

@@ -89,6 +89,13 @@ public struct ClockEngine: Sendable {
     var rendering: [Int: (text: String, at: Double?, reply: ReplyTo)] = [:]
     /// The clip of the last `speak`'s words (kept until the next one).
     var lastSpokenClip: String?
+    /// The next reminder, as last worked out (`status` shows it after every event): valid from
+    /// `from` until the reminder's instant, for the settings and zone it was made with.
+    var reminderMemo: (from: Double, next: Int?)?
+    /// The next boundary of the rhythm, likewise (`status`'s next time).
+    var timeMemo: (from: Double, next: Int)?
+    /// The words of the instant armed, as last worked out.
+    var armedTextMemo: (instant: Int, text: String)?
     var playing: Playing?
     var speaking: [Speaking] = []
     /// Words waiting for their instant (the `.speech` timer).
@@ -237,8 +244,8 @@ public struct ClockEngine: Sendable {
 
     /// Seconds of audio before the anchor of `boundary`'s announcement (the Westminster quarters).
     func preroll(for boundary: Int) -> Double {
-        // A reminder said alone has no chime before it.
-        guard instantKind(boundary).wantsTime else { return 0 }
+        // No chime, no pre-roll: the first word is the anchor. A reminder said alone has no chime.
+        guard scheduler.config.chime != .none, instantKind(boundary).wantsTime else { return 0 }
         let local = CivilTime.local(boundary, in: zone)
         guard let planned = try? pack.plan(local.hour, local.minute, scheduler.config.announcementStyle) else { return 0 }
         return Double(planned.timeline.anchorFrame) / Double(planned.timeline.format.sampleRate)
@@ -310,6 +317,7 @@ public struct ClockEngine: Sendable {
         guard newZone != zone else { return false }
         let before = zone
         zone = newZone
+        forgetMemos()
         if newZone.identifier != before.identifier {
             out.append(.log(LogLine(.notice, "zone changed", [("from", before.identifier), ("to", newZone.identifier)])))
         } else {
@@ -816,7 +824,8 @@ public struct ClockEngine: Sendable {
         let t = Int(now)
         let config = scheduler.config
         let next = armed.map { b -> StatusReport.Next in
-            StatusReport.Next(at: CivilTime.local(b, in: zone).rfc3339, text: instantText(b))
+            let text = armedTextMemo.flatMap { $0.instant == b ? $0.text : nil } ?? instantText(b)
+            return StatusReport.Next(at: CivilTime.local(b, in: zone).rfc3339, text: text)
         }
         let mute = scheduler.state.mute.resolved(at: t)
         let localNow = CivilTime.local(t, in: zone)
@@ -825,8 +834,9 @@ public struct ClockEngine: Sendable {
         var nextReminder: StatusReport.Next?
         var nextTime: StatusReport.Next?
         if !config.reminders.isEmpty {
-            nextReminder = self.nextReminder(now: now).map { StatusReport.Next(at: $0.at, text: $0.text) }
-            let b = BoundarySchedule.next(after: now, in: zone, rhythm: config.rhythm)
+            nextReminder = self.nextReminder(now: now, memo: reminderMemo).map { StatusReport.Next(at: $0.at, text: $0.text) }
+            let b = timeMemo.flatMap { $0.from <= now && Double($0.next) > now ? $0.next : nil }
+                ?? BoundarySchedule.next(after: now, in: zone, rhythm: config.rhythm)
             let local = CivilTime.local(b, in: zone)
             nextTime = StatusReport.Next(
                 at: local.rfc3339, text: Phrase.forTime(hour: local.hour, minute: local.minute, style: config.announcementStyle.phrase).text)
@@ -840,6 +850,28 @@ public struct ClockEngine: Sendable {
             muteUntil: { if case .mutedUntil(let end) = mute { return CivilTime.local(end, in: zone).rfc3339 } else { return nil } }(),
             courtesy: lastCourtesy, clock: options.clock, nextReminder: nextReminder, nextTime: nextTime,
             awaySwitch: scheduler.state.away, away: awayText(now: now), volumeNow: volumeNow)
+    }
+
+    /// Keeps what `status` works out after every event: the next reminder (until it comes) and the
+    /// words of the instant armed.
+    mutating func memoize(now: Double) {
+        if !scheduler.config.reminders.isEmpty {
+            if let memo = reminderMemo, memo.from <= now, memo.next.map({ Double($0) > now }) ?? true {
+            } else {
+                reminderMemo = (now, ReminderSchedule.next(after: now, reminders: scheduler.config.reminders, in: zone))
+            }
+        }
+        if let b = armed, armedTextMemo?.instant != b { armedTextMemo = (b, instantText(b)) }
+        if !scheduler.config.reminders.isEmpty, !(timeMemo.map { $0.from <= now && Double($0.next) > now } ?? false) {
+            timeMemo = (now, BoundarySchedule.next(after: now, in: zone, rhythm: scheduler.config.rhythm))
+        }
+    }
+
+    /// The settings or the zone changed: what was worked out from them is worked out again.
+    mutating func forgetMemos() {
+        reminderMemo = nil
+        armedTextMemo = nil
+        timeMemo = nil
     }
 
     /// What an instant says, in words: the time (for a boundary) and the reminders due then.
@@ -879,6 +911,7 @@ public struct ClockEngine: Sendable {
     /// status changes by itself (a timed mute running out), so no surface shows a stale mute.
     mutating func finish(now: Double, _ out: inout [EngineEffect]) {
         guard started else { return }
+        memoize(now: now)
         let s = status(now: now)
         if s != lastStatus {
             lastStatus = s

@@ -315,9 +315,14 @@ public enum ReminderSchedule {
     public static func due(at instant: Int, reminders: [Reminder], in zone: Zone) -> [Int] {
         guard !reminders.isEmpty else { return [] }
         let local = CivilTime.local(instant, in: zone)
+        // A reminder is due at an instant whose local reading is one of its times, or (a time the
+        // clock skipped) at the instant the offset changes: nothing else needs its dates looked at.
+        let transition = zone.offset(at: instant - 1) != local.utcOffset
+        guard local.second == 0 || transition else { return [] }
         let today = CivilTime.days(year: local.year, month: local.month, day: local.day)
         var result: [Int] = []
         for (i, reminder) in reminders.enumerated() {
+            guard transition || reminder.times.contains(local.minuteOfDay) else { continue }
             var hit = false
             for k in [today, today - 1] where !hit {
                 let d = CivilTime.date(days: k)
