@@ -234,10 +234,9 @@ extension ClockEngine {
     // MARK: Reminders
 
     /// The next reminder's instant and its words (what it says, as text).
-    func nextReminder(now: Double, memo: (from: Double, next: Int?)? = nil) -> (instant: Int, at: String, text: String)? {
+    func nextReminder(now: Double) -> (instant: Int, at: String, text: String)? {
         let config = scheduler.config
-        let known = memo.flatMap { m -> Int?? in m.from <= now && (m.next.map { Double($0) > now } ?? true) ? .some(m.next) : nil }
-        guard let instant = known ?? ReminderSchedule.next(after: now, reminders: config.reminders, in: zone) else { return nil }
+        guard let instant = ReminderSchedule.next(after: now, reminders: config.reminders, in: zone) else { return nil }
         let labels = ReminderSchedule.due(at: instant, reminders: config.reminders, in: zone).map { config.reminders[$0].label }
         return (instant, CivilTime.local(instant, in: zone).rfc3339, labels.joined(separator: ". "))
     }

@@ -91,9 +91,9 @@ public struct ClockEngine: Sendable {
     var lastSpokenClip: String?
     /// The next reminder, as last worked out (`status` shows it after every event): valid from
     /// `from` until the reminder's instant, for the settings and zone it was made with.
-    var reminderMemo: (from: Double, next: Int?)?
+    var reminderMemo: (from: Double, next: Int?, shown: StatusReport.Next?)?
     /// The next boundary of the rhythm, likewise (`status`'s next time).
-    var timeMemo: (from: Double, next: Int)?
+    var timeMemo: (from: Double, next: Int, shown: StatusReport.Next)?
     /// The words of the instant armed, as last worked out.
     var armedTextMemo: (instant: Int, text: String)?
     var playing: Playing?
@@ -834,12 +834,19 @@ public struct ClockEngine: Sendable {
         var nextReminder: StatusReport.Next?
         var nextTime: StatusReport.Next?
         if !config.reminders.isEmpty {
-            nextReminder = self.nextReminder(now: now, memo: reminderMemo).map { StatusReport.Next(at: $0.at, text: $0.text) }
-            let b = timeMemo.flatMap { $0.from <= now && Double($0.next) > now ? $0.next : nil }
-                ?? BoundarySchedule.next(after: now, in: zone, rhythm: config.rhythm)
-            let local = CivilTime.local(b, in: zone)
-            nextTime = StatusReport.Next(
-                at: local.rfc3339, text: Phrase.forTime(hour: local.hour, minute: local.minute, style: config.announcementStyle.phrase).text)
+            if let memo = reminderMemo, memo.from <= now, memo.next.map({ Double($0) > now }) ?? true {
+                nextReminder = memo.shown
+            } else {
+                nextReminder = self.nextReminder(now: now).map { StatusReport.Next(at: $0.at, text: $0.text) }
+            }
+            if let memo = timeMemo, memo.from <= now, Double(memo.next) > now {
+                nextTime = memo.shown
+            } else {
+                let b = BoundarySchedule.next(after: now, in: zone, rhythm: config.rhythm)
+                let local = CivilTime.local(b, in: zone)
+                nextTime = StatusReport.Next(
+                    at: local.rfc3339, text: Phrase.forTime(hour: local.hour, minute: local.minute, style: config.announcementStyle.phrase).text)
+            }
         }
         return StatusReport(
             driver: driver.rawValue, next: next, muted: mute.isMuted(at: t), mute: mute.description(in: zone),
@@ -855,15 +862,22 @@ public struct ClockEngine: Sendable {
     /// Keeps what `status` works out after every event: the next reminder (until it comes) and the
     /// words of the instant armed.
     mutating func memoize(now: Double) {
-        if !scheduler.config.reminders.isEmpty {
-            if let memo = reminderMemo, memo.from <= now, memo.next.map({ Double($0) > now }) ?? true {
-            } else {
-                reminderMemo = (now, ReminderSchedule.next(after: now, reminders: scheduler.config.reminders, in: zone))
-            }
+        guard !scheduler.config.reminders.isEmpty else { return }
+        if let memo = reminderMemo, memo.from <= now, memo.next.map({ Double($0) > now }) ?? true {
+        } else {
+            let next = nextReminder(now: now)
+            reminderMemo = (now, next?.instant, next.map { StatusReport.Next(at: $0.at, text: $0.text) })
         }
         if let b = armed, armedTextMemo?.instant != b { armedTextMemo = (b, instantText(b)) }
-        if !scheduler.config.reminders.isEmpty, !(timeMemo.map { $0.from <= now && Double($0.next) > now } ?? false) {
-            timeMemo = (now, BoundarySchedule.next(after: now, in: zone, rhythm: scheduler.config.rhythm))
+        if !(timeMemo.map { $0.from <= now && Double($0.next) > now } ?? false) {
+            let b = BoundarySchedule.next(after: now, in: zone, rhythm: scheduler.config.rhythm)
+            let local = CivilTime.local(b, in: zone)
+            timeMemo = (
+                now, b,
+                StatusReport.Next(
+                    at: local.rfc3339,
+                    text: Phrase.forTime(hour: local.hour, minute: local.minute, style: scheduler.config.announcementStyle.phrase).text)
+            )
         }
     }
 
