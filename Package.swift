@@ -71,6 +71,9 @@ let package = Package(
         .target(name: "PhraseGrammar", dependencies: ["JSON"], exclude: ["Languages"], swiftSettings: audio),
         // Pack manifest + decoding (the only importer of CSndfile).
         .target(name: "SoundPack", dependencies: ["TalkingClockCore", "JSON", "CSndfile"], swiftSettings: audio),
+        // Reminder texts rendered by a pack's own synthesis engine (festival, espeak-ng, Piper run as
+        // programs), off the loop, cached by content.
+        .target(name: "Synthesis", dependencies: ["SoundPack", "TalkingClockCore"], swiftSettings: size),
         // The daemon's decisions as one pure value (sans-I/O): events in, effects out, `now` passed
         // in. No Glibc, no fds; the daemon is its shell, the simulated year drives it directly.
         .target(name: "ClockEngine", dependencies: ["TalkingClockCore"], swiftSettings: audio),
@@ -106,7 +109,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "ClockEngine", "TalkingClockCore", "TimeZoneRules", "TOML", "JSON", "SoundPack", "Playback", "Outputs",
-                "EventLoop", "MQTT", "Courtesy", "SpeechDispatcher", "ConfigFiles",
+                "EventLoop", "MQTT", "Courtesy", "SpeechDispatcher", "ConfigFiles", "Synthesis",
             ],
             swiftSettings: size
         ),
@@ -117,7 +120,7 @@ let package = Package(
             name: "talking-clock",
             dependencies: [
                 "TalkingClockCore", "SoundPack", "Playback", "Outputs", "EventLoop", "Daemon", "Courtesy", "TOML", "JSON", "ConfigFiles",
-                "Clients",
+                "Clients", "Synthesis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: size,

@@ -20,6 +20,20 @@ extension ClockEngine {
         case .statusJSON: return .ok(status(now: now).json)
         case .say: return say(at: nil, replyTo, now: now, &out)
         case .sayAt(let instant): return say(at: instant, replyTo, now: now, &out)
+        case .speak(let text, let instant): return speak(text, at: instant, replyTo, now: now, &out)
+        case .reminders: return .ok(remindersLine(now: now))
+        case .remindersJSON: return .ok(remindersReport(now: now).json)
+        case .skipReminder:
+            guard !scheduler.config.reminders.isEmpty else { return .error("there are no reminders ([[reminder]] in the config)", kind: .usage) }
+            scheduler.skipNextReminder = true
+            let next = nextReminder(now: now)
+            out.append(.log(LogLine(.info, "skip requested", [("action", "leave out the next reminder")] + (next.map { [("at", $0.at)] } ?? []))))
+            return .ok("the next reminder will be left out" + (next.map { " (\($0.at) \"\($0.text)\")" } ?? "") + " ('unskip' takes it back)")
+        case .away(let on):
+            scheduler.state.away = on
+            save(&out)
+            out.append(.log(LogLine(.info, "away changed", [("away", on ? "on" : "off")])))
+            return .ok(on ? "away: reminders pause until 'away off' (the clock still speaks; mute silences it)" : "away off: reminders are said again")
         case .trigger: return trigger(maxWait: options.maxWait, waiter: nil, now: now, &out)
         case .announce(let maxWait): return trigger(maxWait: Double(maxWait), waiter: replyTo, now: now, &out)
         case .mute, .muteFor, .muteUntil, .unmute:
@@ -46,8 +60,9 @@ extension ClockEngine {
             out.append(.log(LogLine(.info, "skip requested", [("action", "leave out the next announcement")])))
             return .ok("the next announcement will be left out ('unskip' takes it back)")
         case .unskip:
-            guard scheduler.skipNext else { return .ok("no skip was pending") }
+            guard scheduler.skipNext || scheduler.skipNextReminder else { return .ok("no skip was pending") }
             scheduler.skipNext = false
+            scheduler.skipNextReminder = false
             out.append(.log(LogLine(.info, "skip taken back")))
             return .ok("the next announcement will be spoken")
         case .chime(let style):
@@ -99,8 +114,11 @@ extension ClockEngine {
         out.append(.reply(replyTo, .ok(mute.description(in: zone))))
     }
 
-    /// `say` (now) and `say at T` (first sample at `T`, within the late limit and the horizon).
-    mutating func say(at instant: Double?, _ replyTo: ReplyTo, now: Double, _ out: inout [EngineEffect]) -> ControlReply? {
+    /// `say` (now) and `say at T` (first sample at `T`, within the late limit and the horizon); with
+    /// `spoken`, the words of a `speak` (rendered as that clip) instead of the time.
+    mutating func say(
+        at instant: Double?, _ replyTo: ReplyTo, now: Double, spoken: (text: String, clip: String)? = nil, _ out: inout [EngineEffect]
+    ) -> ControlReply? {
         var ahead = 0.0
         if let instant {
             let at = Format.fixed(instant, 3)
@@ -130,8 +148,12 @@ extension ClockEngine {
         var style = scheduler.config.announcementStyle
         style.chime = .none  // on demand: just the time
         let anchor = (instant != nil && ahead > 0) ? instant : nil
+        var parts = Parts(time: style)
+        if let spoken {
+            parts = Parts(spoken: spoken)
+        }
         if let failure = startPlaying(
-            boundary: nil, local: local, style: style, gain: Float(scheduler.config.volume) / 100, anchor: anchor, now: now,
+            boundary: nil, local: local, parts: parts, gain: Float(scheduler.config.volume) / 100, anchor: anchor, now: now,
             sayReply: replyTo, &out)
         {
             return .error("failed: \(failure.reason?.text ?? "")", kind: failure.replyKind)
@@ -153,13 +175,121 @@ extension ClockEngine {
     /// `announce` requests that may wait for their boundary at once.
     static let maximumWaiters = 256
 
+    /// `speak <text>` and `speak at T <text>`: the words rendered by the pack's synthesis engine
+    /// (off the loop; at once when a reminder already has them), then played like `say`. With
+    /// speech-dispatcher the words are handed over at the instant.
+    mutating func speak(_ text: String, at instant: Double?, _ replyTo: ReplyTo, now: Double, _ out: inout [EngineEffect])
+        -> ControlReply?
+    {
+        if let instant {
+            let ahead = instant - now
+            guard ahead <= ControlRequest.sayAtHorizon else {
+                return .error(
+                    "speak at \(Format.fixed(instant, 3)) is \(Format.fixed(ahead, 1)) s ahead, more than \(Int(ControlRequest.sayAtHorizon)) s; send it closer to the instant",
+                    kind: .usage)
+            }
+        }
+        if scheduler.config.voiceOutput == .speechDispatcher { return say(at: instant, replyTo, now: now, spoken: (text, ""), &out) }
+        if let clip = pack.texts[text], pack.clipFrames[clip] != nil {
+            return say(at: instant, replyTo, now: now, spoken: (text, clip), &out)
+        }
+        let id = takeID()
+        rendering[id] = (text, instant, replyTo)
+        out.append(.log(LogLine(.info, "rendering", [("text", text)] + (instant.map { [("instant", Format.fixed($0, 3))] } ?? []))))
+        out.append(.render(id: id, text: text, clip: PackFacts.clipID(forText: text)))
+        return nil
+    }
+
+    /// A `speak`'s words are rendered: say them (now, or at their instant), or say why not.
+    mutating func rendered(_ id: Int, _ result: Result<RenderedText, RenderFailure>, now: Double, _ out: inout [EngineEffect]) {
+        guard let request = rendering.removeValue(forKey: id) else { return }
+        switch result {
+        case .failure(let failure):
+            out.append(.log(LogLine(.error, "speak failed", [("text", request.text), ("reason", failure.description)])))
+            out.append(.reply(request.reply, .error("not spoken: \(failure.description)", kind: .pack)))
+        case .success(let rendered):
+            // The words of the last `speak` only: an earlier one's clip is forgotten.
+            if let previous = lastSpokenClip, previous != rendered.clip, !pack.texts.values.contains(previous) {
+                pack.clipFrames[previous] = nil
+            }
+            lastSpokenClip = rendered.clip
+            pack.clipFrames[rendered.clip] = rendered.frames
+            if let reply = say(at: request.at, request.reply, now: now, spoken: (request.text, rendered.clip), &out) {
+                out.append(.reply(request.reply, reply))
+            }
+        }
+    }
+
+    /// A reading of the `[value]` topic: kept with its time, or refused (with a log line) when it
+    /// is not a number the clock can say.
+    mutating func valueReceived(_ reading: String, now: Double, _ out: inout [EngineEffect]) {
+        do throws(PhraseRequestError) {
+            value = (try Phrase.wholeNumber(reading: reading), now)
+        } catch {
+            out.append(
+                .log(
+                    LogLine(
+                        .warning, "value refused",
+                        [("topic", scheduler.config.value?.topic ?? ""), ("reason", error.message), ("hint", "the last good reading stays")])))
+        }
+    }
+
+    // MARK: Reminders
+
+    /// The next reminder's instant and its words (what it says, as text).
+    func nextReminder(now: Double) -> (instant: Int, at: String, text: String)? {
+        let config = scheduler.config
+        guard let instant = ReminderSchedule.next(after: now, reminders: config.reminders, in: zone) else { return nil }
+        let labels = ReminderSchedule.due(at: instant, reminders: config.reminders, in: zone).map { config.reminders[$0].label }
+        return (instant, CivilTime.local(instant, in: zone).rfc3339, labels.joined(separator: ". "))
+    }
+
+    /// `reminders json`: each reminder and when it is next said.
+    func remindersReport(now: Double) -> RemindersReport {
+        let config = scheduler.config
+        return RemindersReport(
+            reminders: config.reminders.map { r in
+                let next = ReminderSchedule.next(after: now, reminders: [r], in: zone)
+                return RemindersReport.Entry(
+                    at: r.times.map(Reminder.hhmm),
+                    days: { if case .weekdays(let w) = r.days { return w.description } else { return nil } }(),
+                    dates: { if case .dates(let d) = r.days { return d.map(\.description) } else { return nil } }(),
+                    say: { if case .text(let t) = r.content { return t.source } else { return nil } }(),
+                    clip: { if case .clip(let p) = r.content { return p } else { return nil } }(), append: r.append,
+                    speaksThrough: r.speaksThrough.map(\.rawValue).sorted(),
+                    next: next.map { CivilTime.local($0, in: zone).rfc3339 })
+            }, skipPending: scheduler.skipNextReminder, away: awayText(now: now))
+    }
+
+    /// `reminders`: one line.
+    func remindersLine(now: Double) -> String {
+        let config = scheduler.config
+        guard !config.reminders.isEmpty else { return "no reminders ([[reminder]] in the config adds them)" }
+        var parts = ["\(config.reminders.count) reminder\(config.reminders.count == 1 ? "" : "s")"]
+        if let away = awayText(now: now) { parts.append("away \(away): reminders pause") }
+        if scheduler.skipNextReminder { parts.append("the next one is skipped ('unskip' takes it back)") }
+        for (i, r) in config.reminders.enumerated() {
+            let next = ReminderSchedule.next(after: now, reminders: [r], in: zone).map { CivilTime.local($0, in: zone).rfc3339 }
+            parts.append("\(i + 1)) \(r)" + (next.map { " (next \($0))" } ?? " (not again)"))
+        }
+        return parts.joined(separator: "; ")
+    }
+
+    /// Why reminders pause now, in words ("on (the switch)", "2026-08-01 to 2026-08-14"); nil when
+    /// they do not.
+    func awayText(now: Double) -> String? {
+        if scheduler.state.away { return "on (the switch)" }
+        let today = CalendarDate(CivilTime.local(Int(now), in: zone))
+        return scheduler.config.away.first { $0.covers(today) }?.description
+    }
+
     /// A trigger (`trigger`, `announce N`, `announce --next`): arm the next boundary if it is within
     /// `maxWait`. With a waiter, the reply comes once the boundary has been decided and played.
     mutating func trigger(maxWait: Double, waiter: ReplyTo?, now: Double, _ out: inout [EngineEffect]) -> ControlReply? {
         // A trigger up to a minute after a boundary that was spoken is told so ("already announced"),
         // rather than that the next one is too far: the likelier mistake is a late cron line.
-        let recent = BoundarySchedule.next(
-            after: now - max(scheduler.config.lateLimit, 60), in: zone, interval: scheduler.config.interval)
+        let recent = AnnouncementScheduler.nextInstant(
+            after: now - max(scheduler.config.lateLimit, 60), in: zone, config: scheduler.config)
         if case .skip(_, let local, .alreadySpoken) = scheduler.decide(boundary: recent, now: now, in: zone), playing?.boundary != recent {
             let o = Outcome(.skipped, boundary: recent, at: local.rfc3339, reason: .skipped(.alreadySpoken))
             last = o
@@ -235,6 +365,7 @@ extension ClockEngine {
             scheduler.config = settings.config
             pack = settings.pack
             outputLead = settings.outputLead
+            forgetMemos()
             noteZone(newZone, now: now, &out)
             out.append(.adopt(settings.config))
             out.append(.log(LogLine(.info, "reloaded", [("pack", pack.name), ("device", settings.config.device)])))
@@ -244,6 +375,7 @@ extension ClockEngine {
             } else if let boundary = armed {
                 arm(boundary, now: now, &out)
             }
+            armReminder(now: now, &out)
             reply = .ok("reloaded" + (settings.warning.map { "; warning: \($0)" } ?? ""))
         }
         for waiter in waiters { out.append(.reply(waiter, reply)) }

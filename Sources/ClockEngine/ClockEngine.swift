@@ -47,6 +47,8 @@ public struct ClockEngine: Sendable {
         /// The `say` waiting for the device to open, and what to tell it then.
         var sayReply: ReplyTo?
         var sayReplyText: String = ""
+        /// The date said with it (`date = "first"`): recorded once it starts.
+        var dateSaid: CalendarDate? = nil
     }
 
     /// Words handed (or to be handed) to speech-dispatcher whose outcome waits for its answer.
@@ -81,6 +83,21 @@ public struct ClockEngine: Sendable {
     public internal(set) var zone: Zone
     /// The boundary the timer waits for.
     public internal(set) var armed: Int?
+    /// With the external driver: the reminder instant the `.reminder` timer waits for.
+    public internal(set) var reminderArmed: Int?
+    /// The latest reading of the `[value]` topic, and when it came (clock seconds).
+    public internal(set) var value: (number: Int, at: Double)?
+    /// `speak` requests whose words are being rendered, by id.
+    var rendering: [Int: (text: String, at: Double?, reply: ReplyTo)] = [:]
+    /// The clip of the last `speak`'s words (kept until the next one).
+    var lastSpokenClip: String?
+    /// The next reminder, as last worked out (`status` shows it after every event): valid from
+    /// `from` until the reminder's instant, for the settings and zone it was made with.
+    var reminderMemo: (from: Double, next: Int?, shown: StatusReport.Next?)?
+    /// The next boundary of the rhythm, likewise (`status`'s next time).
+    var timeMemo: (from: Double, next: Int, shown: StatusReport.Next)?
+    /// The words of the instant armed, as last worked out.
+    var armedTextMemo: (instant: Int, text: String)?
     var playing: Playing?
     var speaking: [Speaking] = []
     /// Words waiting for their instant (the `.speech` timer).
@@ -149,6 +166,7 @@ public struct ClockEngine: Sendable {
             case .boundary: boundaryTimer(clockWasSet: clockWasSet, zone: zone, now: now, &out)
             case .status: break  // `finish` re-arms it
             case .speech: speechTimer(now: now, &out)
+            case .reminder: reminderTimer(now: now, &out)
             }
         case .zoneChanged(let z): zoneChanged(z, now: now, &out)
         case .control(let request, let replyTo): control(request, replyTo, now: now, &out)
@@ -160,6 +178,8 @@ public struct ClockEngine: Sendable {
         case .saved(let replyTo, let error): saved(replyTo, error: error, now: now, &out)
         case .reloaded(let result, let z): reloaded(result, zone: z, now: now, &out)
         case .spoken(let id, let result): spoken(id, result, &out)
+        case .rendered(let id, let result): rendered(id, result, now: now, &out)
+        case .value(let reading): valueReceived(reading, now: now, &out)
         case .reloadRequested:
             out.append(.log(LogLine(.info, "reload requested", [("signal", "SIGHUP")])))
             requestReload(nil, &out)
@@ -181,6 +201,38 @@ public struct ClockEngine: Sendable {
         } else if driver == .timer {
             arm(scheduler.nextBoundary(after: now, in: zone), now: now, &out)
         }
+        armReminder(now: now, &out)
+    }
+
+    /// With `driver = "external"` (triggers start the boundaries), reminders keep their own time:
+    /// the `.reminder` timer waits for the next one. With the timer driver they are instants of
+    /// the boundary timer, and this does nothing.
+    mutating func armReminder(now: Double, after handled: Int? = nil, _ out: inout [EngineEffect]) {
+        guard driver == .external, !options.oneShot else { return }
+        var next = ReminderSchedule.next(after: max(now, handled.map(Double.init) ?? now), reminders: scheduler.config.reminders, in: zone)
+        if let n = next, let last = scheduler.state.lastSpokenBoundary, n <= last, last - n <= AnnouncementScheduler.trustHorizon {
+            next = ReminderSchedule.next(after: Double(last), reminders: scheduler.config.reminders, in: zone)
+        }
+        reminderArmed = next
+        let at = next.map { wakeTime(for: $0) }
+        if at != timers[.reminder] { setTimer(.reminder, at, &out) }
+    }
+
+    /// The reminder timer came (external driver): look, then decide that reminder's instant.
+    mutating func reminderTimer(now: Double, _ out: inout [EngineEffect]) {
+        guard let instant = reminderArmed else { return }
+        reminderArmed = nil
+        if instant == looking || instant == armed || playing?.boundary == instant {
+            // A trigger is announcing the same instant: the reminder is part of it.
+            armReminder(now: now, after: instant, &out)
+            return
+        }
+        guard now <= Double(instant) + scheduler.config.lateLimit else {
+            armReminder(now: now, &out)  // slept through it
+            return
+        }
+        looking = instant
+        out.append(.look(boundary: instant, budget: min(0.2, options.lead / 5)))
     }
 
     static func exitStatus(_ reply: ControlReply) -> ExitStatus {
@@ -198,6 +250,8 @@ public struct ClockEngine: Sendable {
 
     /// Seconds of audio before the anchor of `boundary`'s announcement (the Westminster quarters).
     func preroll(for boundary: Int) -> Double {
+        // No chime, no pre-roll: the first word is the anchor. A reminder said alone has no chime.
+        guard scheduler.config.chime != .none, instantKind(boundary).wantsTime else { return 0 }
         let local = CivilTime.local(boundary, in: zone)
         guard let planned = try? pack.plan(local.hour, local.minute, scheduler.config.announcementStyle) else { return 0 }
         return Double(planned.timeline.anchorFrame) / Double(planned.timeline.format.sampleRate)
@@ -271,6 +325,7 @@ public struct ClockEngine: Sendable {
     mutating func zoneChanged(_ newZone: Zone, now: Double, _ out: inout [EngineEffect]) {
         guard noteZone(newZone, now: now, &out) else { return }
         if timerDriven { arm(scheduler.boundaryToArm(after: nil, now: now, in: zone), now: now, &out) }
+        armReminder(now: now, &out)
     }
 
     /// Makes `newZone` the zone in effect; returns whether it differs from the one before.
@@ -279,6 +334,7 @@ public struct ClockEngine: Sendable {
         guard newZone != zone else { return false }
         let before = zone
         zone = newZone
+        forgetMemos()
         if newZone.identifier != before.identifier {
             out.append(.log(LogLine(.notice, "zone changed", [("from", before.identifier), ("to", newZone.identifier)])))
         } else {
@@ -296,7 +352,29 @@ public struct ClockEngine: Sendable {
         return true
     }
 
-    // MARK: Deciding a boundary
+    // MARK: Deciding an instant
+
+    /// What one announcement says: the time (with its chime), the date after it, reminders, the
+    /// words of a `speak`.
+    struct Parts: Sendable {
+        /// The time in this style (its chime, its voice); nil: no time.
+        var time: AnnouncementStyle?
+        /// The date, said after the time (`date = "first"`).
+        var date: CalendarDate?
+        /// Reminders (indices into the config's), in config order.
+        var reminders: [Int] = []
+        /// A `speak` request's words and the clip they were rendered as.
+        var spoken: (text: String, clip: String)?
+    }
+
+    /// An instant's parts and whether it is one at all: a boundary of the rhythm (the time), the
+    /// reminders due then, and whether one of them asks for the time (`append`).
+    func instantKind(_ instant: Int) -> (boundary: Bool, reminders: [Int], wantsTime: Bool) {
+        let config = scheduler.config
+        let boundary = BoundarySchedule.isBoundary(instant, in: zone, rhythm: config.rhythm)
+        let due = ReminderSchedule.due(at: instant, reminders: config.reminders, in: zone)
+        return (boundary, due, boundary || due.contains { config.reminders[$0].append })
+    }
 
     mutating func announce(_ boundary: Int, findings: CourtesyFindings, now: Double, _ out: inout [EngineEffect]) {
         cutIfStale(now: now, &out)
@@ -306,11 +384,13 @@ public struct ClockEngine: Sendable {
             cut(.boundaryDue(CivilTime.local(boundary, in: zone).rfc3339), &out)
         }
         let local = CivilTime.local(boundary, in: zone)
-        armed = nil
-        if !BoundarySchedule.isBoundary(boundary, in: zone, interval: scheduler.config.interval) {
+        if armed == boundary { armed = nil }
+        let kind = instantKind(boundary)
+        if !kind.boundary && kind.reminders.isEmpty {
             // Armed in another zone (it changed while we waited, and no watch saw it).
             record(Outcome(.skipped, boundary: boundary, at: local.rfc3339, reason: .zoneChanged), &out)
             if timerDriven { arm(scheduler.boundaryToArm(after: nil, now: now, in: zone), now: now, &out) }
+            armReminder(now: now, &out)
             return
         }
         if !findings.timedOut.isEmpty {
@@ -320,69 +400,268 @@ public struct ClockEngine: Sendable {
         // a skip and quiet hours into one decision); other programs' sound is ducked or paused.
         let courtesy = CourtesyPolicy.decide(findings, scheduler.config.courtesy)
         let decision = scheduler.decide(boundary: boundary, now: now, in: zone, courtesy: courtesy)
+        lastCourtesy = courtesy.text
+        var parts = Parts()
+        var gain: Float = 0
+        var silence: OutcomeReason?
         switch decision {
-        case .skip(_, let local, let reason):
-            scheduler.recordSkipped(decision)
-            var why = OutcomeReason.skipped(reason)
-            if reason == .courtesy {
-                lastCourtesy = courtesy.text
-                switch courtesy {
-                case .skip(let r): why = .courtesy(r)
-                case .chimeOnly(let r, _): why = .courtesyNoChime(r)
-                case .speak: break
+        case .skip(_, _, let reason) where reason == .alreadySpoken || reason == .stale:
+            // Not this instant's to decide again: nothing of it is said.
+            silence = .skipped(reason)
+        case .skip(_, _, let reason):
+            if kind.wantsTime { silence = reason == .courtesy ? Self.courtesyReason(courtesy) : .skipped(reason) }
+        case .speak(_, _, let style, let g):
+            if kind.wantsTime {
+                parts.time = style
+                gain = g
+            }
+        }
+        if silence.map({ $0 != .skipped(.alreadySpoken) && $0 != .skipped(.stale) }) ?? true {
+            for i in kind.reminders {
+                let reminder = scheduler.config.reminders[i]
+                switch AnnouncementScheduler.reminderDecision(
+                    reminder, instant: boundary, in: zone, config: scheduler.config, mute: scheduler.state.mute,
+                    skipNext: scheduler.skipNext, skipReminder: scheduler.skipNextReminder, awaySwitch: scheduler.state.away,
+                    courtesy: courtesy)
+                {
+                case .speak(_, let g):
+                    parts.reminders.append(i)
+                    gain = max(gain, g)
+                case .silent(let reason):
+                    out.append(
+                        .log(LogLine(.info, "reminder left out", [("at", local.rfc3339), ("reminder", reminder.label), ("reason", reason.rawValue)])))
+                    if silence == nil && !kind.wantsTime {
+                        silence = reason == .courtesy ? Self.courtesyReason(courtesy) : .skipped(reason)
+                    }
                 }
             }
-            record(Outcome(.skipped, boundary: boundary, at: local.rfc3339, reason: why), &out)
-        case .speak(_, let local, let style, let gain):
-            lastCourtesy = courtesy.text
-            if case .chimeOnly(let reason, _) = courtesy {
+            if !kind.reminders.isEmpty { scheduler.skipNextReminder = false }
+        }
+        if parts.time == nil && parts.reminders.isEmpty {
+            let reason = silence ?? .skipped(.nothingToPlay)
+            let skipReason: SkipReason
+            switch reason {
+            case .skipped(let r): skipReason = r
+            default: skipReason = .courtesy
+            }
+            scheduler.recordSkipped(.skip(boundary: boundary, local: local, reason: skipReason))
+            record(Outcome(.skipped, boundary: boundary, at: local.rfc3339, reason: reason), &out)
+        } else {
+            if case .chimeOnly(let reason, _) = courtesy, parts.time != nil {
                 out.append(.log(LogLine(.info, "chime only", [("boundary", local.rfc3339), ("reason", reason.text)])))
             }
+            if parts.time != nil, scheduler.config.date == .first, scheduler.state.dateSaid != CalendarDate(local).description {
+                parts.date = CalendarDate(local)
+            }
             startPlaying(
-                boundary: boundary, local: local, style: style, gain: gain, anchor: Double(boundary), media: courtesy.media,
+                boundary: boundary, local: local, parts: parts, gain: gain, anchor: Double(boundary), media: courtesy.media,
                 now: now, &out)
         }
         // After a stale skip (a resume), a later boundary that passed within the late limit is next.
         if timerDriven { arm(scheduler.boundaryToArm(after: boundary, now: now, in: zone), now: now, &out) }
+        armReminder(now: now, after: boundary, &out)
+    }
+
+    static func courtesyReason(_ courtesy: CourtesyDecision) -> OutcomeReason {
+        switch courtesy {
+        case .skip(let r): .courtesy(r)
+        case .chimeOnly(let r, _): .courtesyNoChime(r)
+        case .speak: .skipped(.courtesy)
+        }
+    }
+
+    /// The gap before a reminder said after the time or the date (shorter than between sentences:
+    /// a reminder follows its time as one announcement).
+    public static let reminderGapMs = 150
+
+    /// The words of reminder `index` at `local`: its phrases (the first with `gapMs` before it), its
+    /// text, and log lines for what was left out (a value too old).
+    func reminderPhrases(
+        _ index: Int, local: LocalDateTime, now: Double, gapMs: Int, available: Set<String>, log: inout [LogLine]
+    ) throws(PlanFailure) -> (phrases: [AppendedPhrase], text: String) {
+        let reminder = scheduler.config.reminders[index]
+        let language = scheduler.config.announcementStyle.phrase.language
+        var phrases: [AppendedPhrase] = []
+        var words: [String] = []
+        func add(_ phrase: Phrase) throws(PlanFailure) {
+            let clips: [String]
+            do { clips = try Vocabulary.cover(phrase, available: available).clips } catch {
+                throw PlanFailure("Sound pack '\(pack.name)' (\(pack.location)): \(error.description) (reminder at \(reminder.origin))")
+            }
+            phrases.append(AppendedPhrase(phrase: phrase, clips: clips, gapMs: phrases.isEmpty ? gapMs : 0))
+            words.append(phrase.text)
+        }
+        switch reminder.content {
+        case .clip(let path):
+            guard let id = pack.recordings[path] else {
+                throw PlanFailure("the recording \(path) of the reminder at \(reminder.origin) is not loaded; reload")
+            }
+            phrases.append(
+                AppendedPhrase(phrase: Phrase(words: [id], text: reminder.label, language: language), clips: [id], gapMs: gapMs))
+            words.append(reminder.label)
+        case .text(let template):
+            for segment in template.segments {
+                switch segment {
+                case .text(let t):
+                    guard let id = pack.texts[t], pack.clipFrames[id] != nil else {
+                        throw PlanFailure("\"\(t)\" (the reminder at \(reminder.origin)) was not rendered; reload")
+                    }
+                    phrases.append(
+                        AppendedPhrase(phrase: Phrase(words: [id], text: t, language: language), clips: [id], gapMs: phrases.isEmpty ? gapMs : 0))
+                    words.append(t)
+                case .time:
+                    try add(Phrase.forTime(hour: local.hour, minute: local.minute, style: scheduler.config.announcementStyle.phrase))
+                case .date:
+                    let phrase: Phrase
+                    do { phrase = try Phrase.forDate(CalendarDate(local), language: language) } catch { throw PlanFailure(error.message) }
+                    try add(phrase)
+                case .value:
+                    guard let phrase = valuePhrase(now: now, log: &log, context: reminder.label) else { continue }
+                    try add(phrase)
+                }
+            }
+        }
+        return (phrases, words.joined(separator: " "))
+    }
+
+    /// The value's words, if a reading is fresh; else nil and a log line saying why it is left out.
+    func valuePhrase(now: Double, log: inout [LogLine], context: String) -> Phrase? {
+        guard let source = scheduler.config.value else { return nil }
+        guard let reading = value else {
+            log.append(LogLine(.notice, "value left out", [("reminder", context), ("reason", "no reading of \(source.topic) yet")]))
+            return nil
+        }
+        let age = now - reading.at
+        guard age <= Double(source.maxAge) else {
+            log.append(
+                LogLine(
+                    .notice, "value left out",
+                    [("reminder", context), ("reason", "the last reading of \(source.topic) is \(Int(age)) s old, more than max-age \(source.maxAge) s"),
+                    ("value", "\(reading.number)")]))
+            return nil
+        }
+        return try? Phrase.forValue(reading.number, unit: source.unit, language: scheduler.config.announcementStyle.phrase.language)
     }
 
     /// Plans and asks the ports to open the device. Returns the failure if it could not be planned.
     @discardableResult
     mutating func startPlaying(
-        boundary: Int?, local: LocalDateTime, style: AnnouncementStyle, gain: Float, anchor: Double?, media: MediaPlan = .leave,
+        boundary: Int?, local: LocalDateTime, parts: Parts, gain: Float, anchor: Double?, media: MediaPlan = .leave,
         now: Double, sayReply: ReplyTo? = nil, _ out: inout [EngineEffect]
     ) -> Outcome? {
-        var style = style
-        if scheduler.config.voiceOutput == .speechDispatcher && style.voice {
+        var parts = parts
+        var logs: [LogLine] = []
+        let available = Set(pack.clipFrames.keys)
+        let language = scheduler.config.announcementStyle.phrase.language
+        let timeText = parts.time.map { Phrase.forTime(hour: local.hour, minute: local.minute, style: $0.phrase).text }
+        if scheduler.config.voiceOutput == .speechDispatcher {
             // The words go to the screen reader's speech server (queued behind what it says, at
-            // SSIP priority `message`) at their instant; the chime still plays as sound.
-            let text = Phrase.forTime(hour: local.hour, minute: local.minute, style: style.phrase).text
-            style.voice = false
-            let chimeRings = style.chime != .none && style.chime.rings(atMinute: local.minute)
-            let speech = Speaking(
-                id: takeID(), boundary: boundary, local: local, text: text, decides: !chimeRings,
-                sayReply: chimeRings ? nil : sayReply)
-            if let boundary, !chimeRings {
-                scheduler.recordSpoken(boundary)
-                save(&out)
+            // SSIP priority `message`) at their instant; the chime and recordings still play as sound.
+            var words: [String] = []
+            if let style = parts.time, style.voice, let timeText { words.append(timeText) }
+            if let date = parts.date, let d = try? Phrase.forDate(date, language: language) { words.append(d.text) }
+            var kept: [Int] = []
+            for i in parts.reminders {
+                let reminder = scheduler.config.reminders[i]
+                guard case .text(let template) = reminder.content else {
+                    kept.append(i)
+                    continue
+                }
+                var said: [String] = []
+                for segment in template.segments {
+                    switch segment {
+                    case .text(let t): said.append(t)
+                    case .time: said.append(Phrase.forTime(hour: local.hour, minute: local.minute, style: scheduler.config.announcementStyle.phrase).text)
+                    case .date: if let d = try? Phrase.forDate(CalendarDate(local), language: language) { said.append(d.text) }
+                    case .value: if let v = valuePhrase(now: now, log: &logs, context: reminder.label) { said.append(v.text) }
+                    }
+                }
+                words.append(said.joined(separator: " "))
             }
-            if let anchor, anchor > now {
-                if let earlier = speechDue { hand(earlier, &out) }  // still waiting: now rather than never
-                speechDue = speech
-                setTimer(.speech, anchor, &out)
-            } else {
-                hand(speech, &out)
+            if let spoken = parts.spoken { words.append(spoken.text) }
+            if !words.isEmpty {
+                for line in logs { out.append(.log(line)) }
+                logs = []
+                parts.time?.voice = false
+                parts.date = nil
+                parts.reminders = kept
+                parts.spoken = nil
+                let chimeRings = parts.time.map { $0.chime != .none && $0.chime.rings(atMinute: local.minute) } ?? false
+                let sound = chimeRings || !kept.isEmpty
+                let text = words.joined(separator: ". ")
+                let speech = Speaking(
+                    id: takeID(), boundary: boundary, local: local, text: text, decides: !sound, sayReply: sound ? nil : sayReply)
+                if let boundary, !sound {
+                    scheduler.recordSpoken(boundary)
+                    save(&out)
+                }
+                if let anchor, anchor > now {
+                    if let earlier = speechDue { hand(earlier, &out) }  // still waiting: now rather than never
+                    speechDue = speech
+                    setTimer(.speech, anchor, &out)
+                } else {
+                    hand(speech, &out)
+                }
+                if !sound { return nil }
+                if !chimeRings { parts.time = nil }
             }
-            if !chimeRings { return nil }
         }
-        let planned: PackFacts.Planned
-        do { planned = try pack.plan(local.hour, local.minute, style) } catch {
-            let o = Outcome(.failed, boundary: boundary, at: local.rfc3339, reason: .pack(error.description))
+        var plan: AnnouncementPlan?
+        var texts: [String] = []
+        var phrases: [AppendedPhrase] = []
+        do throws(PlanFailure) {
+            if let style = parts.time {
+                plan = try pack.plan(local.hour, local.minute, style).plan
+                if let timeText { texts.append(timeText) }
+            }
+            if let date = parts.date {
+                let phrase: Phrase
+                do { phrase = try Phrase.forDate(date, language: language) } catch { throw PlanFailure(error.message) }
+                do {
+                    let clips = try Vocabulary.cover(phrase, available: available).clips
+                    phrases.append(AppendedPhrase(phrase: phrase, clips: clips, gapMs: AnnouncementPlan.phraseGapMs))
+                    texts.append(phrase.text)
+                } catch {
+                    // The date is extra: the time is still said (check and reload name what the pack lacks).
+                    logs.append(LogLine(.warning, "date left out", [("reason", "Sound pack '\(pack.name)': \(error.description)")]))
+                    parts.date = nil
+                }
+            }
+            for i in parts.reminders {
+                let gap = plan != nil || !phrases.isEmpty ? Self.reminderGapMs : 0
+                let said = try reminderPhrases(i, local: local, now: now, gapMs: gap, available: available, log: &logs)
+                phrases += said.phrases
+                if !said.text.isEmpty { texts.append(said.text) }
+            }
+            if let spoken = parts.spoken {
+                phrases.append(
+                    AppendedPhrase(
+                        phrase: Phrase(words: [spoken.clip], text: spoken.text, language: language), clips: [spoken.clip],
+                        gapMs: plan != nil || !phrases.isEmpty ? Self.reminderGapMs : 0))
+                texts.append(spoken.text)
+            }
+        } catch {
+            for line in logs { out.append(.log(line)) }
+            let o = Outcome(.failed, boundary: boundary, at: local.rfc3339, text: texts.joined(separator: ". "), reason: .pack(error.description))
             record(o, &out)
             return o
         }
-        guard !planned.timeline.items.isEmpty else {
+        for line in logs { out.append(.log(line)) }
+        if plan == nil, let first = phrases.first {
+            plan = AnnouncementPlan(
+                hour: local.hour, minute: local.minute, phrase: first.phrase, chime: [], voiceClips: first.clips, leadInCount: 0)
+            phrases.removeFirst()
+        }
+        guard var plan else {
             let o = Outcome(.failed, boundary: boundary, at: local.rfc3339, reason: .nothingToPlay)
+            record(o, &out)
+            return o
+        }
+        plan.appended += phrases
+        let planned = pack.planned(plan)
+        let text = texts.isEmpty ? plan.phrase.text : texts.joined(separator: ". ")
+        guard !planned.timeline.items.isEmpty else {
+            let o = Outcome(.failed, boundary: boundary, at: local.rfc3339, text: text, reason: .nothingToPlay)
             record(o, &out)
             return o
         }
@@ -409,13 +688,13 @@ public struct ClockEngine: Sendable {
         }
         let id = takeID()
         playing = Playing(
-            id: id, boundary: boundary, anchor: anchor, text: planned.plan.phrase.text, local: local,
-            soundAfterAnchor: timeline.secondsAfterAnchor, media: media, sayReply: sayReply)
+            id: id, boundary: boundary, anchor: anchor, text: text, local: local,
+            soundAfterAnchor: timeline.secondsAfterAnchor, media: media, sayReply: sayReply, dateSaid: parts.date)
         out.append(
             .play(
                 PlayRequest(
                     id: id, boundary: boundary, anchor: anchor, planned: PackFacts.Planned(plan: planned.plan, timeline: timeline),
-                    gain: gain, local: local, device: scheduler.config.device)))
+                    gain: gain, local: local, device: scheduler.config.device, text: text)))
         return nil
     }
 
@@ -484,6 +763,7 @@ public struct ClockEngine: Sendable {
                 // At most once, even across a restart: the record is saved as it starts (off the
                 // loop; the first sample does not wait for the disk).
                 scheduler.recordSpoken(boundary)
+                if let date = current.dateSaid { scheduler.state.dateSaid = date.description }
                 save(&out)
             }
             out.append(.begin(id: id))
@@ -559,28 +839,94 @@ public struct ClockEngine: Sendable {
     /// The one status value: `status`, `status json`, MQTT `state` and systemd's STATUS render it.
     public func status(now: Double) -> StatusReport {
         let t = Int(now)
+        let config = scheduler.config
         let next = armed.map { b -> StatusReport.Next in
-            let local = CivilTime.local(b, in: zone)
-            return StatusReport.Next(
-                at: local.rfc3339,
-                text: Phrase.forTime(hour: local.hour, minute: local.minute, style: scheduler.config.announcementStyle.phrase).text)
+            let text = armedTextMemo.flatMap { $0.instant == b ? $0.text : nil } ?? instantText(b)
+            return StatusReport.Next(at: CivilTime.local(b, in: zone).rfc3339, text: text)
         }
         let mute = scheduler.state.mute.resolved(at: t)
+        let localNow = CivilTime.local(t, in: zone)
+        var volumeNow: Int?
+        if config.volumeCurve != nil || !config.quiet.isEmpty { volumeNow = AnnouncementScheduler.volume(at: localNow, config: config) }
+        var nextReminder: StatusReport.Next?
+        var nextTime: StatusReport.Next?
+        if !config.reminders.isEmpty {
+            if let memo = reminderMemo, memo.from <= now, memo.next.map({ Double($0) > now }) ?? true {
+                nextReminder = memo.shown
+            } else {
+                nextReminder = self.nextReminder(now: now).map { StatusReport.Next(at: $0.at, text: $0.text) }
+            }
+            if let memo = timeMemo, memo.from <= now, Double(memo.next) > now {
+                nextTime = memo.shown
+            } else {
+                let b = BoundarySchedule.next(after: now, in: zone, rhythm: config.rhythm)
+                let local = CivilTime.local(b, in: zone)
+                nextTime = StatusReport.Next(
+                    at: local.rfc3339, text: Phrase.forTime(hour: local.hour, minute: local.minute, style: config.announcementStyle.phrase).text)
+            }
+        }
         return StatusReport(
             driver: driver.rawValue, next: next, muted: mute.isMuted(at: t), mute: mute.description(in: zone),
             skipPending: scheduler.skipNext, stateWarning: stateWarning,
-            quiet: QuietHours.rule(in: scheduler.config.quiet, at: CivilTime.local(t, in: zone))?.description,
-            last: last?.last, playing: playing != nil, device: scheduler.config.device, pack: pack.name,
-            zone: zone.identifier, chime: scheduler.config.chime.rawValue, volume: scheduler.config.volume,
+            quiet: QuietHours.rule(in: config.quiet, at: localNow)?.description,
+            last: last?.last, playing: playing != nil, device: config.device, pack: pack.name,
+            zone: zone.identifier, chime: config.chime.rawValue, volume: config.volume,
             muteUntil: { if case .mutedUntil(let end) = mute { return CivilTime.local(end, in: zone).rfc3339 } else { return nil } }(),
-            courtesy: lastCourtesy, clock: options.clock)
+            courtesy: lastCourtesy, clock: options.clock, nextReminder: nextReminder, nextTime: nextTime,
+            awaySwitch: scheduler.state.away, away: awayText(now: now), volumeNow: volumeNow)
+    }
+
+    /// Keeps what `status` works out after every event: the next reminder (until it comes) and the
+    /// words of the instant armed.
+    mutating func memoize(now: Double) {
+        guard !scheduler.config.reminders.isEmpty else { return }
+        if let memo = reminderMemo, memo.from <= now, memo.next.map({ Double($0) > now }) ?? true {
+        } else {
+            let next = nextReminder(now: now)
+            reminderMemo = (now, next?.instant, next.map { StatusReport.Next(at: $0.at, text: $0.text) })
+        }
+        if let b = armed, armedTextMemo?.instant != b { armedTextMemo = (b, instantText(b)) }
+        if !(timeMemo.map { $0.from <= now && Double($0.next) > now } ?? false) {
+            let b = BoundarySchedule.next(after: now, in: zone, rhythm: scheduler.config.rhythm)
+            let local = CivilTime.local(b, in: zone)
+            timeMemo = (
+                now, b,
+                StatusReport.Next(
+                    at: local.rfc3339,
+                    text: Phrase.forTime(hour: local.hour, minute: local.minute, style: scheduler.config.announcementStyle.phrase).text)
+            )
+        }
+    }
+
+    /// The settings or the zone changed: what was worked out from them is worked out again.
+    mutating func forgetMemos() {
+        reminderMemo = nil
+        armedTextMemo = nil
+        timeMemo = nil
+    }
+
+    /// What an instant says, in words: the time (for a boundary) and the reminders due then.
+    func instantText(_ instant: Int) -> String {
+        let local = CivilTime.local(instant, in: zone)
+        let kind = instantKind(instant)
+        var words: [String] = []
+        if kind.wantsTime {
+            words.append(Phrase.forTime(hour: local.hour, minute: local.minute, style: scheduler.config.announcementStyle.phrase).text)
+        }
+        words += kind.reminders.map { scheduler.config.reminders[$0].label }
+        return words.joined(separator: ". ")
     }
 
     /// `status`'s one line (and systemd's STATUS=).
     public static func line(_ s: StatusReport) -> String {
         var parts = ["driver \(s.driver)"]
         if let next = s.next { parts.append("next \(next.at) \"\(next.text)\"") }
+        // The next of each kind, when it is not the next instant itself.
+        if let time = s.nextTime, time.at != s.next?.at { parts.append("next time \(time.at) \"\(time.text)\"") }
+        if let reminder = s.nextReminder, reminder.at != s.next?.at { parts.append("next reminder \(reminder.at) \"\(reminder.text)\"") }
+        if let away = s.away { parts.append("away \(away): reminders pause") }
         parts.append("mute \(s.mute)")
+        if let volume = s.volumeNow, volume != s.volume { parts.append("volume now \(volume)%") }
         if s.skipPending { parts.append("skip pending (the next announcement is left out; 'unskip' takes it back)") }
         if let w = s.stateWarning { parts.append("warning: \(w)") }
         if let last = s.last {
@@ -596,6 +942,7 @@ public struct ClockEngine: Sendable {
     /// status changes by itself (a timed mute running out), so no surface shows a stale mute.
     mutating func finish(now: Double, _ out: inout [EngineEffect]) {
         guard started else { return }
+        memoize(now: now)
         let s = status(now: now)
         if s != lastStatus {
             lastStatus = s

@@ -55,6 +55,9 @@ public protocol EnginePorts: AnyObject {
     func save(_ state: PersistentState, for request: ReplyTo?)
     /// Hand the words to speech-dispatcher; answer `.spoken(id, …)` within a bounded time.
     func speak(id: Int, text: String)
+    /// Render `text` with the pack's synthesis engine as clip `clip` (off the driver's thread);
+    /// answer `.rendered(id, …)`, and keep the audio for the announcement that plays it.
+    func render(id: Int, text: String, clip: String)
     /// Read the config and decode the pack off the loop; answer `.reloaded`.
     func startReload()
     /// The engine adopted new settings (the device, MQTT, discovery follow).
@@ -177,6 +180,7 @@ public final class EngineDriver {
         case .look(let boundary, let budget): ports.look(boundary: boundary, budget: budget)
         case .play(let request): ports.open(request)
         case .speak(let id, let text): ports.speak(id: id, text: text)
+        case .render(let id, let text, let clip): ports.render(id: id, text: text, clip: clip)
         case .begin(let id):
             guard let current = playing, current.id == id else { return }
             current.announcement.begin()

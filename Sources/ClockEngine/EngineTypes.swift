@@ -30,13 +30,35 @@ public struct PackFacts: Sendable {
     public var clipFrames: [String: Int]
     /// Every chime style, what it does with this pack.
     public var chimes: [ChimeStyle: Chime]
+    /// Texts rendered ahead of time by the pack's synthesis engine (the reminders' words), each with
+    /// the clip id it plays as; their lengths are in `clipFrames`.
+    public var texts: [String: String]
+    /// Reminder recordings (`clip = …`), by path as the config gives it: the clip id each plays as.
+    public var recordings: [String: String]
 
-    public init(name: String, location: String, layout: PackLayout, clipFrames: [String: Int], chimes: [ChimeStyle: Chime]) {
+    public init(
+        name: String, location: String, layout: PackLayout, clipFrames: [String: Int], chimes: [ChimeStyle: Chime],
+        texts: [String: String] = [:], recordings: [String: String] = [:]
+    ) {
         self.name = name
         self.location = location
         self.layout = layout
         self.clipFrames = clipFrames
         self.chimes = chimes
+        self.texts = texts
+        self.recordings = recordings
+    }
+
+    /// The clip id a rendered text plays as: the same for the same words, in every process.
+    public static func clipID(forText text: String) -> String {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return "text:" + String(h, radix: 16) + ":" + String(text.utf8.count)
+    }
+
+    /// `plan` laid out with this pack's clip lengths.
+    public func planned(_ plan: AnnouncementPlan) -> Planned {
+        Planned(plan: plan, timeline: layout.timeline(for: plan) { clipFrames[$0] ?? 0 })
     }
 
     /// nil if the pack can ring the chime style, else why not.
@@ -117,6 +139,10 @@ public enum EngineTimer: Hashable, Sendable, CaseIterable {
     case status
     /// `voice-output = "speech-dispatcher"`: the instant to hand the words over.
     case speech
+    /// With `driver = "external"`: the wake-up for the next reminder (boundaries wait for
+    /// triggers, reminders keep their own time). With the timer driver, reminders are instants
+    /// of the boundary timer.
+    case reminder
 }
 
 /// Why an announcement ended as it did, or never started: one value with one rendering (`text`)
@@ -182,7 +208,7 @@ public enum OutcomeReason: Equatable, Sendable {
     /// The reply kind (and so the exit status) of anyone waiting on an announcement that ended so.
     public var replyKind: ControlErrorKind {
         switch self {
-        case .skipped(.muted), .skipped(.quiet), .skipped(.nothingToPlay), .skipped(.courtesy): .muted
+        case .skipped(.muted), .skipped(.quiet), .skipped(.nothingToPlay), .skipped(.courtesy), .skipped(.away): .muted
         case .skipped: .stale
         case .zoneChanged, .stale, .abandoned: .stale
         case .courtesy, .courtesyNoChime, .boundaryDue, .skipRequested, .replacedBySay, .muted, .nothingToPlay: .muted
@@ -323,7 +349,8 @@ public struct PlayRequest: Sendable {
     public var local: LocalDateTime
     /// The device it plays on (the config's `device`).
     public var device: String
-    public var text: String { planned.plan.phrase.text }
+    /// The words said (the time, the date, reminders), as the log shows them.
+    public var text: String
 }
 
 /// How playing went, as the driver reports it.
@@ -349,6 +376,22 @@ public enum MediaChange: Sendable, Equatable {
     case begin(MediaPlan)
     /// It ended (finished, cut or failed): restore what `begin` changed.
     case end
+}
+
+/// A text rendered for `speak`: its clip id and length in the pack's frames.
+public struct RenderedText: Sendable, Equatable {
+    public var clip: String
+    public var frames: Int
+    public init(clip: String, frames: Int) {
+        self.clip = clip
+        self.frames = frames
+    }
+}
+
+/// Why a text could not be rendered (the engine's sentence and the fix).
+public struct RenderFailure: Error, Sendable, Equatable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// What handing words to speech-dispatcher came to.
@@ -377,6 +420,11 @@ public indirect enum EngineEvent: Sendable {
     case reloaded(Result<EngineSettings, SettingsFailure>, zone: Zone)
     /// speech-dispatcher answered (or did not, in time) for the words of `id`.
     case spoken(id: Int, SpeechAnswer)
+    /// The words of a `speak` request `id` were rendered (the frames of clip `clip`, in the
+    /// pack's format), or could not be.
+    case rendered(id: Int, Result<RenderedText, RenderFailure>)
+    /// A new reading of the `[value]` topic (a sensor's state, as text).
+    case value(String)
     /// SIGHUP.
     case reloadRequested
     /// SIGTERM or SIGINT.
@@ -395,6 +443,9 @@ public indirect enum EngineEffect: Sendable {
     /// Hand the words to speech-dispatcher now, queued behind what it is saying; answer with
     /// `.spoken(id, …)`.
     case speak(id: Int, text: String)
+    /// Render `text` with the pack's synthesis engine off the loop as clip `clip`; answer with
+    /// `.rendered(id, …)`.
+    case render(id: Int, text: String, clip: String)
     /// Start writing the prepared announcement.
     case begin(id: Int)
     /// Stop the announcement playing now.

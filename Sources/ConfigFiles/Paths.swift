@@ -44,6 +44,14 @@ public enum UserPaths {
         return URL(fileURLWithPath: state).appendingPathComponent("talking-clock")
     }
 
+    /// `$XDG_CACHE_HOME/talking-clock` (default `~/.cache`): reminder texts rendered by a pack's
+    /// synthesis engine, kept by content. Nil without any home.
+    public static func cacheDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL? {
+        base("XDG_CACHE_HOME", fallback: ".cache", environment: environment).map {
+            URL(fileURLWithPath: $0).appendingPathComponent("talking-clock")
+        }
+    }
+
     /// `DIR/talking-clock/packs` for each `DIR` of `$XDG_DATA_DIRS` (default `/usr/local/share:/usr/share`;
     /// relative entries are ignored), then `/usr/share/talking-clock/packs` in any case: the Debian
     /// package installs its packs there, and a session may set `XDG_DATA_DIRS` without it.

@@ -101,6 +101,7 @@ public final class ClockDaemon {
                 // replaced the room (a changed [mqtt] table) answers through the new one.
                 self.control(line) { [weak self] text in self?.mqtt?.replyWhenConnected(text) }
             })
+        room.onValue = { [unowned self] reading in self.driver.send(.value(reading)) }
         driver.attach(room)
         return room
     }
@@ -237,7 +238,8 @@ public final class ClockDaemon {
     /// the discovery's select changes).
     private func adopted(_ before: LoadedSettings, _ after: LoadedSettings) {
         let changed =
-            (after.config.mqtt != before.config.mqtt || after.mqtt?.discovery?.text != before.mqtt?.discovery?.text)
+            (after.config.mqtt != before.config.mqtt || after.mqtt?.discovery?.text != before.mqtt?.discovery?.text
+                || after.mqtt?.valueTopic != before.mqtt?.valueTopic)
             && !options.oneShot
         guard changed else { return }
         // Reconnect with the new settings: the old room says `offline` and disconnects.

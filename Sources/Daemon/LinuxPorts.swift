@@ -6,6 +6,7 @@ import Glibc
 import Outputs
 import Playback
 import SoundPack
+import Synthesis
 import TalkingClockCore
 
 /// The engine's ports on Linux: a timerfd per timer kind (created when first armed), the device
@@ -34,6 +35,11 @@ final class LinuxPorts: EnginePorts {
     private let writer: StateWriter?
     let courtesy: CourtesyEdges
     private let reloader: BackgroundJob<Result<LoadedSettings, DaemonStartError>>
+    /// Renders a `speak`'s words with the pack's engine, off the loop (one at a time, the rest wait).
+    private let renderer: BackgroundJob<Result<ClipAudio, SynthesisError>>
+    private var renderQueue: [(id: Int, text: String, clip: String)] = []
+    /// The words of recent `speak`s, by clip id (the last few: the engine plays the newest).
+    private var spoken: [(clip: String, audio: ClipAudio)] = []
     private let deviceCheck: BackgroundJob<Result<(any PreparedOutput)?, SinkError>>
     private let notifier: SystemdNotifier
     private(set) var exited = false
@@ -53,6 +59,7 @@ final class LinuxPorts: EnginePorts {
         watchdog = try TimerFD(realtime: false)
         courtesy = try CourtesyEdges(loop: loop, logger: logger, stateDirectory: options.stateDirectory)
         reloader = try BackgroundJob(loop: loop)
+        renderer = try BackgroundJob(loop: loop)
         deviceCheck = try BackgroundJob(loop: loop)
         let box = WeakDriver()
         driverBox = box
@@ -142,9 +149,12 @@ final class LinuxPorts: EnginePorts {
         }
         let pack = Unchecked(settings.pack)
         let latency = settings.config.outputLatencyMs / 1000
+        // Reminders' words and recordings, and a `speak`'s words, beside the pack's clips.
+        var extra = settings.reminders.audio
+        for (clip, audio) in spoken { extra[clip] = audio }
         let job = DeviceThread.PlayJob(
             id: request.id, device: request.device, timeline: request.planned.timeline, gain: request.gain,
-            clips: { try? pack.value.audio($0).storage },
+            clips: { extra[$0]?.storage ?? (try? pack.value.audio($0).storage) },
             anchorReal: request.anchor.map { options.clock.realInstant(for: $0) - latency }, warmAfter: !options.oneShot)
         opening = (request.id, request.device)
         device.post(.play(job))
@@ -169,6 +179,39 @@ final class LinuxPorts: EnginePorts {
 
     func speak(id: Int, text: String) {
         courtesy.speak(text) { [weak self] result in self?.driver?.send(.spoken(id: id, result)) }
+    }
+
+    func render(id: Int, text: String, clip: String) {
+        renderQueue.append((id, text, clip))
+        renderNext()
+    }
+
+    private func renderNext() {
+        guard !renderer.isRunning, !renderQueue.isEmpty else { return }
+        let (id, text, clip) = renderQueue.removeFirst()
+        guard let synthesizer = settings.reminders.synthesizer else {
+            driver?.send(
+                .rendered(
+                    id: id,
+                    .failure(
+                        RenderFailure(
+                            "sound pack '\(settings.pack.name)' does not name the engine its words were made with (\"synthesis\" in its pack.json), so nothing can say new words in its voice"))))
+            return renderNext()
+        }
+        let format = settings.pack.format
+        renderer.start({ () -> Result<ClipAudio, SynthesisError> in
+            do throws(SynthesisError) { return .success(try synthesizer.render(text, format: format)) } catch { return .failure(error) }
+        }) { [unowned self] result in
+            switch result {
+            case .success(let audio):
+                self.spoken.append((clip, audio))
+                if self.spoken.count > 4 { self.spoken.removeFirst() }
+                self.driver?.send(.rendered(id: id, .success(RenderedText(clip: clip, frames: audio.frames))))
+            case .failure(let error):
+                self.driver?.send(.rendered(id: id, .failure(RenderFailure(error.description))))
+            }
+            self.renderNext()
+        }
     }
 
     func startReload() {

@@ -15,13 +15,16 @@ struct MQTTSettings {
     var discovery: MQTTMessage?
     /// `<discovery-prefix>/status`, where Home Assistant says `online` when it (re)starts.
     var discoveryStatusTopic: String?
+    /// `[value]`'s topic: each reading is handed to the engine (retained readings too: the latest).
+    var valueTopic: String?
 
     /// Resolves the room (the host name by default) and reads the password file, refusing one
     /// that group or others can read. `configPath` is the file the table came from.
     /// `chimes`: the chime styles the pack can ring (the Home Assistant select offers only those).
-    static func resolve(_ config: MQTTConfig, configPath: String?, version: String = "unknown", chimes: [String]? = nil)
-        throws(DaemonStartError) -> MQTTSettings
-    {
+    static func resolve(
+        _ config: MQTTConfig, configPath: String?, version: String = "unknown", chimes: [String]? = nil, reminders: Bool = false,
+        speak: Bool = false
+    ) throws(DaemonStartError) -> MQTTSettings {
         let room: String
         if let r = config.room {
             room = r
@@ -49,7 +52,9 @@ struct MQTTSettings {
         if config.discovery {
             settings.discovery = MQTTMessage(
                 topic: HomeAssistantDiscovery.configTopic(prefix: config.discoveryPrefix, room: room),
-                text: HomeAssistantDiscovery.payload(config: config, room: room, version: version, chimes: chimes).json, qos: 1,
+                text: HomeAssistantDiscovery.payload(
+                    config: config, room: room, version: version, chimes: chimes, reminders: reminders, speak: speak
+                ).json, qos: 1,
                 retained: true)
             settings.discoveryStatusTopic = HomeAssistantDiscovery.statusTopic(prefix: config.discoveryPrefix)
         }
@@ -75,6 +80,8 @@ final class MQTTRoom: EngineSurface {
     private let logger: JournalLog
     /// Runs one control line; the reply text (without newline) comes through the closure, now or later.
     private let execute: ([UInt8], @escaping (String) -> Void) -> Void
+    /// A reading of the value topic arrived (its payload as text).
+    var onValue: (String) -> Void = { _ in }
     /// The status the engine last handed over (as JSON), published retained whenever connected.
     private var latestState: String?
     private var publishedState: String?
@@ -166,6 +173,7 @@ final class MQTTRoom: EngineSurface {
             try client.subscribe("\(base)/command", qos: 1, retainAsPublished: true)
             try client.subscribe("\(settings.topic)/\(MQTTConfig.allRooms)/command", qos: 1, retainAsPublished: true)
             if let status = settings.discoveryStatusTopic { try client.subscribe(status, qos: 1) }
+            if let value = settings.valueTopic { try client.subscribe(value, qos: 1) }
         } catch {
             logger.warning("mqtt subscribe failed", metadata: ["error": "\(error.description)"])
         }
@@ -255,6 +263,15 @@ final class MQTTRoom: EngineSurface {
                 logger.info("mqtt discovery due", metadata: ["reason": "home assistant online", "delay_s": "\(Format.fixed(delay, 3))"])
                 discoveryTimer.arm(after: delay)
             }
+            return
+        }
+        if let value = settings.valueTopic, message.topic == value {
+            // A sensor's state is short text; anything longer is not one.
+            guard message.payload.count <= 64 else {
+                logger.warning("value refused", metadata: ["topic": "\(value)", "reason": "a reading of \(message.payload.count) bytes is not a sensor state"])
+                return
+            }
+            onValue(String(decoding: message.payload, as: UTF8.self))
             return
         }
         guard message.topic == "\(base)/command" || message.topic == "\(settings.topic)/\(MQTTConfig.allRooms)/command"

@@ -6,6 +6,7 @@ import FoundationEssentials
 import Glibc
 import Playback
 import SoundPack
+import Synthesis
 import TalkingClockCore
 
 /// A config and its decoded pack, loaded together (at start, and off the loop by a reload).
@@ -21,11 +22,16 @@ struct LoadedSettings {
     /// The device opened by a reload's check, for the device thread to hold: the next
     /// announcement then opens nothing.
     var openedDevice: Unchecked<any PreparedOutput>?
+    /// The reminders' rendered texts and recordings, in the pack's format.
+    var reminders = ReminderAudio()
 
     /// What the engine knows of them.
     var engineSettings: EngineSettings {
-        EngineSettings(
-            config: config, pack: PackFacts(pack), warning: deviceWarning, outputLead: OutputRegistry.leadTime(config.device))
+        var facts = PackFacts(pack)
+        facts.texts = reminders.texts
+        facts.recordings = reminders.recordings
+        for (id, audio) in reminders.audio { facts.clipFrames[id] = audio.frames }
+        return EngineSettings(config: config, pack: facts, warning: deviceWarning, outputLead: OutputRegistry.leadTime(config.device))
     }
 }
 
@@ -73,10 +79,22 @@ extension ClockDaemon {
                 return true
             }.map(\.rawValue)
             mqtt = try MQTTSettings.resolve(
-                table, configPath: options.configPath ?? ConfigFile.defaultConfigPath(), version: options.version, chimes: chimes)
+                table, configPath: options.configPath ?? ConfigFile.defaultConfigPath(), version: options.version, chimes: chimes,
+                reminders: !config.reminders.isEmpty || !config.away.isEmpty,
+                speak: config.voiceOutput == .speechDispatcher || SynthesisVoice.of(pack: pack) != nil)
+            mqtt?.valueTopic = config.value?.topic
         }
         var loaded = LoadedSettings(config: config, pack: pack, mqtt: mqtt)
         loaded.readConfigFile = present
+        // Reminder texts are rendered now, off the loop on a reload (from the cache when they were
+        // rendered before): never at their instant.
+        do {
+            loaded.reminders = try ReminderAudio.prepare(
+                config: config, pack: pack, configDirectory: path.map { Format.parentDirectory(of: $0) } ?? ".",
+                cache: UserPaths.cacheDirectory(), clipID: PackFacts.clipID(forText:))
+        } catch {
+            throw DaemonStartError(status: .packError, description: error.description)
+        }
         return loaded
     }
 

@@ -69,9 +69,20 @@ public struct PackManifest: Hashable, Sendable, Decodable {
     /// The phrasings the pack can say every minute in (`"phrasings": ["casual", "24h"]`); nil
     /// when it does not say (then `check` proves the configured phrasing).
     public var phrasings: [Phrasing]?
+    /// The synthesis engine (and voice) the pack's words were made with (`"synthesis": {"engine":
+    /// "espeak-ng", "voice": "de"}`): the daemon renders reminder texts with it. Nil when the pack
+    /// does not say (its `cuts.json` or description may: `SynthesisVoice.of(pack:)`).
+    public var synthesis: SynthesisInfo?
+
+    /// `"synthesis"`: an engine ("festival", "espeak-ng", "piper"), its voice and, for Piper, the model file.
+    public struct SynthesisInfo: Hashable, Sendable, Decodable {
+        public var engine: String
+        public var voice: String?
+        public var model: String?
+    }
 
     enum CodingKeys: String, CodingKey {
-        case format, name, description, license, spacing, clips, bells, chimes, language, phrasings
+        case format, name, description, license, spacing, clips, bells, chimes, language, phrasings, synthesis
         case sampleRate = "sample_rate"
         case channels
     }
@@ -90,6 +101,7 @@ public struct PackManifest: Hashable, Sendable, Decodable {
         channels = try c.decodeIfPresent(Int.self, forKey: .channels)
         language = try c.decodeIfPresent(String.self, forKey: .language) ?? SpokenLanguages.defaultTag
         phrasings = try c.decodeIfPresent([String].self, forKey: .phrasings)?.map(Phrasing.init(rawValue:))
+        synthesis = try c.decodeIfPresent(SynthesisInfo.self, forKey: .synthesis)
     }
 
     /// Parses and validates manifest JSON. `path` only names the file in messages.
@@ -307,6 +319,7 @@ enum ManifestKeys {
     static let manifest = Shape.object([
         ("format", .value), ("name", .value), ("description", .value), ("license", .value), ("language", .value),
         ("phrasings", .value), ("sample_rate", .value), ("channels", .value),
+        ("synthesis", .object([("engine", .value), ("voice", .value), ("model", .value)])),
         (
             "spacing",
             .object([("word_gap_ms", .value), ("lead_in_gap_ms", .value), ("chime_gap_ms", .value), ("word_overlap_ms", .value)])

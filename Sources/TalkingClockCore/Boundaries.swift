@@ -1,21 +1,8 @@
 import FoundationEssentials
 
-/// How often the clock speaks. Boundaries are defined in local civil time.
-public enum Interval: String, Sendable, CaseIterable, Codable {
-    case quarter, half, hour
-
-    /// Length of the period in local civil seconds.
-    public var seconds: Int {
-        switch self {
-        case .quarter: 900
-        case .half: 1800
-        case .hour: 3600
-        }
-    }
-}
-
 /// The announcement instants: every instant whose local civil time in the zone is a whole
-/// multiple of the interval (hh:00, hh:15, hh:30, hh:45 with seconds 0 for quarters).
+/// multiple of the interval in effect then (hh:00, hh:15, hh:30, hh:45 with seconds 0 for
+/// quarters; a `Rhythm`'s windows change the interval by weekday and time of day).
 ///
 /// A pure function of (instant, zone, interval), in the spirit of systemd's
 /// `calendar_spec_next_usec`: on a spring-forward night 01:45 is followed by 03:00; in a repeated
@@ -26,6 +13,21 @@ public enum BoundarySchedule {
     public static func next(after instant: Double, in zone: Zone, interval: Interval = .quarter) -> Int {
         // u > instant for an integer u  ⟺  u ≥ floor(instant) + 1.
         firstBoundary(atOrAfter: Int(instant.rounded(.down)) + 1, in: zone, period: interval.seconds)
+    }
+
+    /// The first boundary of `rhythm` strictly after `instant`. Without windows, every multiple of
+    /// the interval; with windows, the candidates are the multiples of the greatest common divisor
+    /// of every interval in it (each found DST-exactly by `firstBoundary`), and a candidate is a
+    /// boundary when its local minute is a multiple of the interval in effect at that local time.
+    public static func next(after instant: Double, in zone: Zone, rhythm: Rhythm) -> Int {
+        guard !rhythm.windows.isEmpty else { return next(after: instant, in: zone, interval: rhythm.interval) }
+        let period = rhythm.candidateSeconds
+        var from = Int(instant.rounded(.down)) + 1
+        while true {
+            let candidate = firstBoundary(atOrAfter: from, in: zone, period: period)
+            if rhythm.isBoundary(CivilTime.local(candidate, in: zone)) { return candidate }
+            from = candidate + 1
+        }
     }
 
     /// The first boundary at or after the whole second `start`.
@@ -63,5 +65,24 @@ public enum BoundarySchedule {
     /// Whether `instant` is itself a boundary.
     public static func isBoundary(_ instant: Int, in zone: Zone, interval: Interval = .quarter) -> Bool {
         floorMod(instant + zone.offset(at: instant), interval.seconds) == 0
+    }
+
+    /// Whether `instant` is a boundary of `rhythm`.
+    public static func isBoundary(_ instant: Int, in zone: Zone, rhythm: Rhythm) -> Bool {
+        guard !rhythm.windows.isEmpty else { return isBoundary(instant, in: zone, interval: rhythm.interval) }
+        let local = CivilTime.local(instant, in: zone)
+        return local.second == 0 && rhythm.isBoundary(local)
+    }
+
+    /// The next `count` boundaries of `rhythm` strictly after `instant`.
+    public static func upcoming(after instant: Double, count: Int, in zone: Zone, rhythm: Rhythm) -> [Int] {
+        var result: [Int] = []
+        var t = instant
+        for _ in 0..<max(0, count) {
+            let b = next(after: t, in: zone, rhythm: rhythm)
+            result.append(b)
+            t = Double(b)
+        }
+        return result
     }
 }

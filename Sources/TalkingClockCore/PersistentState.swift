@@ -16,27 +16,41 @@ public struct PersistentState: Codable, Hashable, Sendable {
     /// The last boundary (seconds since the epoch) that was announced, so a restart within the same
     /// boundary does not speak it twice.
     public var lastSpokenBoundary: Int?
+    /// The away switch (`away on`, Home Assistant's "Away"): reminders pause until `away off`.
+    public var away: Bool
+    /// The local date (`YYYY-MM-DD`) the date was last said with an announcement (`date = "first"`),
+    /// so a restart does not say it again that day.
+    public var dateSaid: String?
 
-    public init(mute: MuteState = .unmuted, lastSpokenBoundary: Int? = nil) {
+    public init(mute: MuteState = .unmuted, lastSpokenBoundary: Int? = nil, away: Bool = false, dateSaid: String? = nil) {
         self.mute = mute
         self.lastSpokenBoundary = lastSpokenBoundary
+        self.away = away
+        self.dateSaid = dateSaid
     }
 
     private enum CodingKeys: String, CodingKey {
         case mute
         case lastSpokenBoundary = "last-spoken-boundary"
+        case away
+        case dateSaid = "date-said"
     }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         mute = try container.decodeIfPresent(MuteState.self, forKey: .mute) ?? .unmuted
         lastSpokenBoundary = try container.decodeIfPresent(Int.self, forKey: .lastSpokenBoundary)
+        away = try container.decodeIfPresent(Bool.self, forKey: .away) ?? false
+        dateSaid = try container.decodeIfPresent(String.self, forKey: .dateSaid)
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(mute, forKey: .mute)
         try container.encodeIfPresent(lastSpokenBoundary, forKey: .lastSpokenBoundary)
+        // Written only when set: a state file of a clock that never used them stays as it was.
+        if away { try container.encode(away, forKey: .away) }
+        try container.encodeIfPresent(dateSaid, forKey: .dateSaid)
     }
 }
 

@@ -79,20 +79,41 @@ public struct StatusReport: Codable, Equatable, Sendable {
     /// The daemon's clock: "real", or the demo's ("offset +600 s", "simulated from 1782900000 at
     /// 20x"), so a demo is never taken for the real clock. Null from a daemon too old to say.
     public var clock: String?
+    /// The next reminder (its instant and words); null when none is due again.
+    public var nextReminder: Next?
+    /// The next time announcement (a boundary of the rhythm), whatever `next` is.
+    public var nextTime: Next?
+    /// The away switch is on (Home Assistant's "Away").
+    public var awaySwitch: Bool
+    /// Why reminders pause now ("on (the switch)", "2026-08-01 to 2026-08-14 (the clock silent
+    /// too)"); null when they do not.
+    public var away: String?
+    /// The volume now, after the volume curve and quiet hours (percent).
+    public var volumeNow: Int?
 
     enum CodingKeys: String, CodingKey {
-        case driver, next, muted, mute, quiet, last, playing, device, pack, zone, chime, volume, courtesy, clock
+        case driver, next, muted, mute, quiet, last, playing, device, pack, zone, chime, volume, courtesy, clock, away
         case skipPending = "skip_pending"
         case stateWarning = "state_warning"
         case muteUntil = "mute_until"
+        case nextReminder = "next_reminder"
+        case nextTime = "next_time"
+        case awaySwitch = "away_switch"
+        case volumeNow = "volume_now"
     }
 
     public init(
         driver: String, next: Next?, muted: Bool, mute: String, skipPending: Bool, stateWarning: String?,
         quiet: String?, last: Last?, playing: Bool, device: String, pack: String, zone: String,
-        chime: String, volume: Int, muteUntil: String? = nil, courtesy: String? = nil, clock: String? = "real"
+        chime: String, volume: Int, muteUntil: String? = nil, courtesy: String? = nil, clock: String? = "real",
+        nextReminder: Next? = nil, nextTime: Next? = nil, awaySwitch: Bool = false, away: String? = nil, volumeNow: Int? = nil
     ) {
         self.clock = clock
+        self.nextReminder = nextReminder
+        self.nextTime = nextTime
+        self.awaySwitch = awaySwitch
+        self.away = away
+        self.volumeNow = volumeNow
         self.muteUntil = muteUntil
         self.courtesy = courtesy
         self.driver = driver
@@ -131,6 +152,38 @@ public struct StatusReport: Codable, Equatable, Sendable {
         try c.encode(muteUntil, forKey: .muteUntil)
         try c.encode(courtesy, forKey: .courtesy)
         try c.encode(clock, forKey: .clock)
+        try c.encode(nextReminder, forKey: .nextReminder)
+        try c.encode(nextTime, forKey: .nextTime)
+        try c.encode(awaySwitch, forKey: .awaySwitch)
+        try c.encode(away, forKey: .away)
+        try c.encode(volumeNow, forKey: .volumeNow)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        driver = try c.decode(String.self, forKey: .driver)
+        next = try c.decodeIfPresent(Next.self, forKey: .next)
+        muted = try c.decode(Bool.self, forKey: .muted)
+        mute = try c.decode(String.self, forKey: .mute)
+        skipPending = try c.decode(Bool.self, forKey: .skipPending)
+        stateWarning = try c.decodeIfPresent(String.self, forKey: .stateWarning)
+        quiet = try c.decodeIfPresent(String.self, forKey: .quiet)
+        last = try c.decodeIfPresent(Last.self, forKey: .last)
+        playing = try c.decode(Bool.self, forKey: .playing)
+        device = try c.decode(String.self, forKey: .device)
+        pack = try c.decode(String.self, forKey: .pack)
+        zone = try c.decode(String.self, forKey: .zone)
+        chime = try c.decode(String.self, forKey: .chime)
+        volume = try c.decode(Int.self, forKey: .volume)
+        muteUntil = try c.decodeIfPresent(String.self, forKey: .muteUntil)
+        courtesy = try c.decodeIfPresent(String.self, forKey: .courtesy)
+        clock = try c.decodeIfPresent(String.self, forKey: .clock)
+        // A daemon from before reminders and away says none of these.
+        nextReminder = try c.decodeIfPresent(Next.self, forKey: .nextReminder)
+        nextTime = try c.decodeIfPresent(Next.self, forKey: .nextTime)
+        awaySwitch = try c.decodeIfPresent(Bool.self, forKey: .awaySwitch) ?? false
+        away = try c.decodeIfPresent(String.self, forKey: .away)
+        volumeNow = try c.decodeIfPresent(Int.self, forKey: .volumeNow)
     }
 
     public var json: String { ReportJSON.encode(self) }
@@ -238,16 +291,23 @@ public struct ScheduleEntryReport: Codable, Equatable, Sendable {
     public var chime: String
     public var strikes: Int
     public var anchorOffsetMs: Int
+    /// With reminders in the config: "time", "reminder" or "time+reminder" (left out otherwise:
+    /// every instant is the time).
+    public var kind: String?
+    /// With reminders in the config: the words of each reminder said at this instant.
+    public var reminders: [String]?
 
     enum CodingKeys: String, CodingKey {
-        case at, utc, decision, reason, volume, language, text, clips, chime, strikes
+        case at, utc, decision, reason, volume, language, text, clips, chime, strikes, kind, reminders
         case anchorOffsetMs = "anchor_offset_ms"
     }
 
     public init(
         at: String, utc: String, decision: String, reason: String?, volume: Int?, language: String, text: String,
-        clips: [String], chime: String, strikes: Int, anchorOffsetMs: Int
+        clips: [String], chime: String, strikes: Int, anchorOffsetMs: Int, kind: String? = nil, reminders: [String]? = nil
     ) {
+        self.kind = kind
+        self.reminders = reminders
         self.at = at
         self.utc = utc
         self.decision = decision
@@ -259,6 +319,83 @@ public struct ScheduleEntryReport: Codable, Equatable, Sendable {
         self.chime = chime
         self.strikes = strikes
         self.anchorOffsetMs = anchorOffsetMs
+    }
+
+    public var json: String { ReportJSON.encode(self) }
+}
+
+/// `reminders json`: every reminder of the running daemon and when each is next said.
+public struct RemindersReport: Codable, Equatable, Sendable {
+    public struct Entry: Codable, Equatable, Sendable {
+        /// Times of day, "HH:MM".
+        public var at: [String]
+        /// The weekdays ("weekdays", "mon, wed"), or null when it has dates.
+        public var days: String?
+        /// The dates ("2026-12-24", "12-24"), or null when it has weekdays.
+        public var dates: [String]?
+        /// The words as written (with their placeholders), or null for a recording.
+        public var say: String?
+        /// The recording's path, or null for words.
+        public var clip: String?
+        public var append: Bool
+        public var speaksThrough: [String]
+        /// RFC 3339 local time when it is next said; null when never again.
+        public var next: String?
+
+        enum CodingKeys: String, CodingKey {
+            case at, days, dates, say, clip, append, next
+            case speaksThrough = "speaks_through"
+        }
+
+        public init(
+            at: [String], days: String?, dates: [String]?, say: String?, clip: String?, append: Bool, speaksThrough: [String],
+            next: String?
+        ) {
+            self.at = at
+            self.days = days
+            self.dates = dates
+            self.say = say
+            self.clip = clip
+            self.append = append
+            self.speaksThrough = speaksThrough
+            self.next = next
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(at, forKey: .at)
+            try c.encode(days, forKey: .days)
+            try c.encode(dates, forKey: .dates)
+            try c.encode(say, forKey: .say)
+            try c.encode(clip, forKey: .clip)
+            try c.encode(append, forKey: .append)
+            try c.encode(speaksThrough, forKey: .speaksThrough)
+            try c.encode(next, forKey: .next)
+        }
+    }
+
+    public var reminders: [Entry]
+    /// `skip reminder` is pending.
+    public var skipPending: Bool
+    /// Why reminders pause now, or null.
+    public var away: String?
+
+    enum CodingKeys: String, CodingKey {
+        case reminders, away
+        case skipPending = "skip_pending"
+    }
+
+    public init(reminders: [Entry], skipPending: Bool, away: String?) {
+        self.reminders = reminders
+        self.skipPending = skipPending
+        self.away = away
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(reminders, forKey: .reminders)
+        try c.encode(skipPending, forKey: .skipPending)
+        try c.encode(away, forKey: .away)
     }
 
     public var json: String { ReportJSON.encode(self) }

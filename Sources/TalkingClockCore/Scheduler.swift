@@ -17,6 +17,11 @@ public enum SkipReason: String, Sendable, Hashable {
     case nothingToPlay = "nothing-to-play"
     /// A call or do-not-disturb, as `[courtesy]` says.
     case courtesy
+    /// An `[[away]]` range (reminders; the time too with `clock = "silent"`), or the away switch
+    /// (reminders).
+    case away
+    /// The volume curve lowered it (never silences; the reason `schedule` gives a lowered volume).
+    case volumeCurve = "volume-curve"
 }
 
 /// What to do about one boundary.
@@ -98,6 +103,8 @@ public struct AnnouncementScheduler: Hashable, Sendable {
     public var state: PersistentState
     /// Set by `skip` when nothing is playing: leave out the next announcement.
     public var skipNext = false
+    /// Set by `skip reminder`: leave out the next reminder (its instant, or its part of one).
+    public var skipNextReminder = false
     /// The last boundary decided in this run, spoken or skipped for a reason other than being
     /// stale (not persisted).
     public var lastDecided: Int?
@@ -111,13 +118,30 @@ public struct AnnouncementScheduler: Hashable, Sendable {
         self.state = state
     }
 
-    /// The next boundary strictly after `now` that has not been spoken already.
+    /// The next instant (a boundary of the rhythm, or a reminder's) strictly after `now` that has
+    /// not been spoken already.
     public func nextBoundary(after now: Double, in zone: Zone) -> Int {
-        let next = BoundarySchedule.next(after: now, in: zone, interval: config.interval)
+        let next = Self.nextInstant(after: now, in: zone, config: config)
         if let last = state.lastSpokenBoundary, next <= last, last - next <= Self.trustHorizon {
-            return BoundarySchedule.next(after: Double(last), in: zone, interval: config.interval)
+            return Self.nextInstant(after: Double(last), in: zone, config: config)
         }
         return next
+    }
+
+    /// The first instant strictly after `instant` at which the clock says something: a boundary of
+    /// the rhythm (`interval` and its windows) or a reminder's instant.
+    public static func nextInstant(after instant: Double, in zone: Zone, config: Config) -> Int {
+        let boundary = BoundarySchedule.next(after: instant, in: zone, rhythm: config.rhythm)
+        if let reminder = ReminderSchedule.next(after: instant, reminders: config.reminders, in: zone), reminder < boundary {
+            return reminder
+        }
+        return boundary
+    }
+
+    /// Whether the clock says something at `instant`: a boundary of the rhythm or a reminder's instant.
+    public static func isInstant(_ instant: Int, in zone: Zone, config: Config) -> Bool {
+        BoundarySchedule.isBoundary(instant, in: zone, rhythm: config.rhythm)
+            || !ReminderSchedule.due(at: instant, reminders: config.reminders, in: zone).isEmpty
     }
 
     /// Whether and how to speak `boundary`, deciding at `now`: the runtime reasons first (already
@@ -148,16 +172,12 @@ public struct AnnouncementScheduler: Hashable, Sendable {
         var hushes: [Hush] = []
         if mute.isMuted(at: boundary) { hushes.append(Hush(.silent, .muted)) }
         if skipNext { hushes.append(Hush(.silent, .skipRequested)) }
-        if let quiet = QuietHours.rule(in: config.quiet, at: local) {
-            if quiet.silent { hushes.append(Hush(.silent, .quiet)) }
-            if quiet.chimeOnly { hushes.append(Hush(.chimeOnly, .quiet)) }
-            if let percent = quiet.volume { hushes.append(Hush(.volume(percent), .quiet)) }
+        if config.away.contains(where: { $0.silencesClock && $0.covers(CalendarDate(local)) }) {
+            hushes.append(Hush(.silent, .away))
         }
-        switch courtesy {
-        case .skip: hushes.append(Hush(.silent, .courtesy))
-        case .chimeOnly: hushes.append(Hush(.chimeOnly, .courtesy))
-        case .speak, nil: break
-        }
+        hushes += quietHushes(config, local)
+        hushes += courtesyHushes(courtesy)
+        if let curve = config.volumeCurve { hushes.append(Hush(.volume(curve.percent(at: local)), .volumeCurve)) }
         switch Hush.fold(hushes, style: config.announcementStyle, gain: Float(config.volume) / 100, minute: local.minute) {
         case .silent(let reason):
             return .skip(boundary: boundary, local: local, reason: reason)
@@ -166,6 +186,57 @@ public struct AnnouncementScheduler: Hashable, Sendable {
                 return .skip(boundary: boundary, local: local, reason: .nothingToPlay)
             }
             return .speak(boundary: boundary, local: local, style: style, gain: gain)
+        }
+    }
+
+    static func quietHushes(_ config: Config, _ local: LocalDateTime) -> [Hush] {
+        guard let quiet = QuietHours.rule(in: config.quiet, at: local) else { return [] }
+        var hushes: [Hush] = []
+        if quiet.silent { hushes.append(Hush(.silent, .quiet)) }
+        if quiet.chimeOnly { hushes.append(Hush(.chimeOnly, .quiet)) }
+        if let percent = quiet.volume { hushes.append(Hush(.volume(percent), .quiet)) }
+        return hushes
+    }
+
+    static func courtesyHushes(_ courtesy: CourtesyDecision?) -> [Hush] {
+        switch courtesy {
+        case .skip: [Hush(.silent, .courtesy)]
+        case .chimeOnly: [Hush(.chimeOnly, .courtesy)]
+        case .speak, nil: []
+        }
+    }
+
+    /// Whether and how loud reminder `reminder` speaks at `instant`, by the same fold as a
+    /// boundary: the mute, a pending `skip` (of the next announcement or the next reminder), an
+    /// away range or the away switch, quiet hours, a call or do-not-disturb and the volume curve,
+    /// less the hushes the reminder speaks through (`speaks-through`). A reminder has no chime:
+    /// chime-only is silent for it. `awaySwitch`: the away switch is on.
+    public static func reminderDecision(
+        _ reminder: Reminder, instant: Int, in zone: Zone, config: Config, mute: MuteState = .unmuted, skipNext: Bool = false,
+        skipReminder: Bool = false, awaySwitch: Bool = false, courtesy: CourtesyDecision? = nil
+    ) -> Hush.Verdict {
+        let local = CivilTime.local(instant, in: zone)
+        var hushes: [Hush] = []
+        let through = reminder.speaksThrough
+        if mute.isMuted(at: instant) && !through.contains(.mute) { hushes.append(Hush(.silent, .muted)) }
+        if skipNext || skipReminder { hushes.append(Hush(.silent, .skipRequested)) }
+        if awaySwitch || config.away.contains(where: { $0.covers(CalendarDate(local)) }) { hushes.append(Hush(.silent, .away)) }
+        if !through.contains(.quiet) { hushes += quietHushes(config, local) }
+        if !through.contains(.courtesy) { hushes += courtesyHushes(courtesy) }
+        if let curve = config.volumeCurve { hushes.append(Hush(.volume(curve.percent(at: local)), .volumeCurve)) }
+        let style = AnnouncementStyle(phrase: config.announcementStyle.phrase, chime: .none, voice: true)
+        return Hush.fold(hushes, style: style, gain: Float(config.volume) / 100, minute: local.minute)
+    }
+
+    /// The volume (percent) quiet hours and the volume curve leave at a local time, before any
+    /// runtime hush; nil when quiet hours silence it.
+    public static func volume(at local: LocalDateTime, config: Config) -> Int? {
+        var hushes = quietHushes(config, local)
+        if let curve = config.volumeCurve { hushes.append(Hush(.volume(curve.percent(at: local)), .volumeCurve)) }
+        let style = AnnouncementStyle(phrase: config.announcementStyle.phrase, chime: .none, voice: true)
+        switch Hush.fold(hushes.filter { $0.level != .chimeOnly }, style: style, gain: Float(config.volume) / 100, minute: local.minute) {
+        case .speak(_, let gain): return Int((gain * 100).rounded())
+        case .silent: return nil
         }
     }
 

@@ -22,7 +22,8 @@ public enum DiscoveryValidator {
         Rule(what: "root `cmps` (components) is a non-empty object", source: "mqtt.markdown, device-based discovery: components go under components (cmps)"),
         Rule(what: "every component has `p` (platform), one of the MQTT platforms that support discovery", source: "mqtt.markdown: each component needs platform (p); the list of platforms"),
         Rule(what: "every entity component has `uniq_id`", source: "mqtt.markdown: entity components need unique_id"),
-        Rule(what: "switch, button, select and number have `cmd_t`", source: "switch/button/select/number.mqtt.markdown: command_topic (required for select)"),
+        Rule(what: "switch, button, select, number and notify have `cmd_t`", source: "switch/button/select/number/notify.mqtt.markdown: command_topic (required for select and notify)"),
+        Rule(what: "notify has no `stat_t` (it only sends)", source: "notify.mqtt.markdown: the notify entity publishes the message on command_topic, rendered by command_template with the message as `value`; it has no state"),
         Rule(what: "select has `options`, a non-empty list of strings", source: "select.mqtt.markdown: options (required list)"),
         Rule(what: "event has `stat_t` and `evt_typ`, a non-empty list of strings", source: "event.mqtt.markdown: state_topic and event_types (required)"),
         Rule(what: "number `min` <= `max`, `step` > 0 when given", source: "number.mqtt.markdown"),
@@ -39,7 +40,7 @@ public enum DiscoveryValidator {
         "sensor", "siren", "switch", "text", "update", "vacuum", "valve", "water_heater",
     ]
     /// Platforms whose entities are commanded and need a command topic.
-    public static let commanded: Set<String> = ["switch", "button", "select", "number"]
+    public static let commanded: Set<String> = ["switch", "button", "select", "number", "notify"]
 
     public static func isID(_ s: String) -> Bool {
         !s.isEmpty && s.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "_" || $0 == "-") }
@@ -94,6 +95,7 @@ public enum DiscoveryValidator {
             for k in ["cmd_t", "stat_t", "avty_t"] where c[k] != nil && !isTopic(c[k]) {
                 out.append("component \(key): \(k) is not a topic")
             }
+            if p == "notify", c["stat_t"] != nil { out.append("component \(key) (notify) has a `stat_t`; a notify entity only sends") }
             if p == "select" {
                 let options = c["options"] as? [String] ?? []
                 if options.isEmpty { out.append("component \(key) (select) has no `options` list") }

@@ -57,6 +57,9 @@ public final class EmbeddedPorts: EnginePorts {
     /// What speech-dispatcher does with words, and how long it takes.
     public var speech: (String) -> SpeechAnswer = { _ in .spoke }
     public var speechLatency = 0.0
+    /// How a `speak`'s words render (their frames, or why not), and how long it takes.
+    public var renderText: (String) -> Result<Int, RenderFailure> = { .success(max(1, $0.utf8.count * 5)) }
+    public var renderLatency = 0.0
 
     // MARK: What happened
 
@@ -68,6 +71,8 @@ public final class EmbeddedPorts: EnginePorts {
     public private(set) var writes: [PersistentState] = []
     public private(set) var looks: [(boundary: Int, budget: Double)] = []
     public private(set) var spokenTexts: [String] = []
+    /// Every text a `speak` asked to render.
+    public private(set) var renderedTexts: [String] = []
     public private(set) var media: [MediaChange] = []
     public private(set) var reloads = 0
     public private(set) var adopted: [Config] = []
@@ -170,6 +175,12 @@ public final class EmbeddedPorts: EnginePorts {
         if keepsHistory { spokenTexts.append(text) }
         let result = speech(text)
         later(speechLatency) { [unowned self] in self.driver?.send(.spoken(id: id, result)) }
+    }
+
+    public func render(id: Int, text: String, clip: String) {
+        if keepsHistory { renderedTexts.append(text) }
+        let result = renderText(text).map { RenderedText(clip: clip, frames: $0) }
+        later(renderLatency) { [unowned self] in self.driver?.send(.rendered(id: id, result)) }
     }
 
     public func startReload() {

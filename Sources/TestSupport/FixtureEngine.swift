@@ -25,3 +25,35 @@ extension PackFacts {
             name: name, location: "/fixture/\(name)", layout: PackLayout(format: format), clipFrames: frames, chimes: chimes)
     }
 }
+
+extension PackFacts {
+    /// This pack with `texts` rendered (each `frames` long, at the id the daemon gives it), as the
+    /// daemon's start or reload makes a reminder's words.
+    public func rendering(_ texts: [String], frames: Int = 100) -> PackFacts {
+        var facts = self
+        for text in texts {
+            let id = PackFacts.clipID(forText: text)
+            facts.texts[text] = id
+            facts.clipFrames[id] = frames
+        }
+        return facts
+    }
+
+    /// This pack with a recording for the reminder clip `path`.
+    public func recording(_ path: String, frames: Int = 100) -> PackFacts {
+        var facts = self
+        facts.recordings[path] = "recording:" + path
+        facts.clipFrames["recording:" + path] = frames
+        return facts
+    }
+
+    /// This pack with every word of the dates and of the values in `units` of `language`.
+    public func withDatesAndValues(language: String = "en-US", units: [ValueUnit] = [.degrees, .percent]) -> PackFacts {
+        var facts = self
+        let frames = facts.clipFrames.values.first ?? 50
+        var words = SpokenLanguages.dateWords(of: language)
+        for unit in units { words += SpokenLanguages.valueWords(of: language, unit: unit) }
+        for word in words where facts.clipFrames[word] == nil { facts.clipFrames[word] = frames }
+        return facts
+    }
+}

@@ -34,7 +34,8 @@ struct TalkingClock: ParsableCommand {
         version: BuildInfo.versionLine,
         subcommands: [
             Say.self, Schedule.self, Check.self, RecordPack.self, Words.self, Run.self, Announce.self, Status.self, Trigger.self, MuteCommand.self,
-            Unmute.self, Skip.self, Unskip.self, VolumeCommand.self, ChimeCommand.self, Reload.self, Rooms.self, ListOutputs.self, ConfigExample.self,
+            Unmute.self, Skip.self, Unskip.self, VolumeCommand.self, ChimeCommand.self, Reload.self, RemindersCommand.self,
+            AwayCommand.self, Speak.self, Rooms.self, ListOutputs.self, ConfigExample.self,
         ]
     )
 

@@ -13,6 +13,7 @@ import FoundationEssentials
 #endif
 import Playback
 import SoundPack
+import Synthesis
 import TalkingClockCore
 
 struct Check: ParsableCommand {
@@ -88,8 +89,41 @@ struct Check: ParsableCommand {
             pack: settings.pack, packOrigin: settings.packOrigin, device: device ?? (readsFile ? settings.device : nil),
             language: settings.language, styles: [settings.announcementStyle.phrase], chime: settings.chime,
             render: render.map { Rendering(directory: $0, style: settings.announcementStyle, volume: settings.volume) })
-        // With a configuration: its courtesy, and what a look finds now (a pack alone is checked alone).
-        if readsFile { Self.printCourtesy(settings) }
+        // With a configuration: its rhythm and reminders, its courtesy, and what a look finds now (a
+        // pack alone is checked alone).
+        if readsFile {
+            try Self.checkRhythm(settings, configPath: file)
+            Self.printCourtesy(settings)
+        }
+    }
+
+    /// The rhythm, and every reminder's words made as the daemon makes them (rendered by the pack's
+    /// engine, into the same cache; recordings decoded): a problem is the daemon's refusal (exit 65).
+    static func checkRhythm(_ config: Config, configPath: String?) throws {
+        print("ok: speaks \(config.rhythm.description)" + (config.volumeCurve.map { "; volume curve \($0)" } ?? "") + ".")
+        guard !config.reminders.isEmpty || config.date != .never else { return }
+        let pack: SoundPack
+        do { pack = try Support.pack(config.pack, origin: config.packOrigin, scan: false) } catch let error as CLIError {
+            throw error
+        }
+        let audio: ReminderAudio
+        do {
+            audio = try ReminderAudio.prepare(
+                config: config, pack: pack, configDirectory: configPath.map { Format.parentDirectory(of: $0) } ?? ".",
+                cache: UserPaths.cacheDirectory(), clipID: { "text:" + $0 })
+        } catch {
+            print("problem: \(error.description)")
+            throw CLIError(.packError, "a reminder cannot be said.")
+        }
+        let texts = audio.texts.count
+        let recordings = audio.recordings.count
+        var said: [String] = []
+        if texts > 0, let synthesizer = audio.synthesizer {
+            said.append("\(texts) text\(texts == 1 ? "" : "s") rendered by \(synthesizer.voice) (\(synthesizer.voice.source) names it)")
+        }
+        if recordings > 0 { said.append("\(recordings) recording\(recordings == 1 ? "" : "s") decode") }
+        if config.date == .first { said.append("the date can be said with the first announcement of each day") }
+        print("ok: \(config.reminders.count) reminder\(config.reminders.count == 1 ? "" : "s")" + (said.isEmpty ? "." : ": " + said.joined(separator: "; ") + "."))
     }
 
     /// Loads and checks a pack, printing one line per finding: `problem:` (the pack is broken:

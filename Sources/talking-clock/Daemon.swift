@@ -240,7 +240,53 @@ struct Unmute: ParsableCommand {
 struct Skip: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "skip", abstract: "Cut the announcement playing now (or, if none plays, leave out the next one).")
     @OptionGroup var destination: Destination
-    func run() throws { try destination.deliver("skip") }
+    @Flag(help: "\(ControlCommand.help("skip reminder").prefix(1).uppercased() + ControlCommand.help("skip reminder").dropFirst()) instead.")
+    var reminder = false
+    func run() throws { try destination.deliver(reminder ? "skip reminder" : "skip") }
+}
+
+struct RemindersCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reminders", abstract: "List the daemon's reminders and when each is next said (and whether they pause: away).")
+    @OptionGroup var socket: SocketOption
+    @Flag(help: "One line of JSON.") var json = false
+    func run() throws {
+        let reply = try Control.send(json ? "reminders json" : "reminders", socket: socket.path)
+        // One reminder a line (the socket answers on one line, `; `-separated).
+        print(json ? reply : reply.replacing("; ", with: "\n"))
+    }
+}
+
+struct AwayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "away", abstract: "Turn the away switch on (reminders pause; the clock still speaks) or off; kept across restarts.")
+    @OptionGroup var destination: Destination
+    @Argument(help: "on or off.") var state: String
+    func validate() throws {
+        guard ["on", "off"].contains(state.lowercased()) else { throw ValidationError("away takes 'on' or 'off', not '\(state)'.") }
+    }
+    func run() throws { try destination.deliver("away \(state.lowercased())") }
+}
+
+struct Speak: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "speak",
+        abstract: "Say words through the running daemon, in its pack's voice (its synthesis engine renders them).",
+        discussion: "With --everywhere every room says them with the first sample at the same instant, \(Int(ControlRequest.speakEverywhereLead)) s ahead (time to render them).")
+    @OptionGroup var destination: Destination
+    @Argument(help: "The words.") var words: [String]
+    func validate() throws {
+        guard !words.joined().isEmpty else { throw ValidationError("speak needs the words to say, such as: talking-clock speak Dinner is ready") }
+    }
+    func run() throws {
+        let text = words.joined(separator: " ")
+        if destination.rooms.everywhere {
+            let at = (WallClock.now() + ControlRequest.speakEverywhereLead).rounded(.up)
+            try Everywhere.send("speak at \(Int(at)) \(text)", configPath: destination.roomsConfig.config, wait: destination.rooms.wait)
+        } else {
+            try destination.deliver("speak \(text)", timeout: 60)
+        }
+    }
 }
 
 struct Unskip: ParsableCommand {

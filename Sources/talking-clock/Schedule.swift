@@ -16,11 +16,13 @@ struct Schedule: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "schedule",
         abstract:
-            "List the next boundaries and what the daemon will do at each (a fake clock: any --from instant, any zone).",
+            "List the next instants (boundaries and reminders) and what the daemon will do at each (a fake clock: any --from instant, any zone).",
         discussion: """
-            Each boundary of the config's interval is listed with the decision the daemon makes for it from the \
-            configuration, by the same function: spoken; chime only (quiet hours, voice = false, voice-at); at a lower \
-            volume (quiet hours); or skipped and why (quiet, nothing-to-play). A mute or a pending skip is runtime \
+            Each instant is listed with the decision the daemon makes for it from the configuration, by the same \
+            function: every boundary of the config's interval and its [[window]]s, and every [[reminder]] (with \
+            reminders, each line says its kind: time, reminder, or time+reminder); spoken; chime only (quiet hours, \
+            voice = false, voice-at); at a lower volume (quiet hours, the volume curve; with a volume-curve every line \
+            shows its volume); or skipped and why (quiet, away, nothing-to-play). A mute or a pending skip is runtime \
             state of a running daemon and is not shown: while muted, the daemon says nothing whatever this lists. Courtesy ([courtesy]: a call, do-not-disturb, media playing) is decided at each boundary from one look at that moment; `check` shows what a look finds now, and `status` the last decision.
 
             --from takes RFC 3339 (2026-11-01T01:30:00-05:00, …Z) or a local time without offset \
@@ -54,7 +56,7 @@ struct Schedule: ParsableCommand {
 
     @Flag(
         help:
-            "One JSON object per line: at, utc, decision (speak, chime-only or skip), reason (why it is not a plain speak), volume (percent, unless skipped), language, text, clips, chime, strikes, anchor_offset_ms."
+            "One JSON object per line: at, utc, decision (speak, chime-only or skip), reason (why it is not a plain speak), volume (percent, unless skipped), language, text, clips, chime, strikes, anchor_offset_ms; with reminders also kind (time, reminder, time+reminder) and reminders (the words of each said)."
     )
     var json = false
 
@@ -93,11 +95,15 @@ struct Schedule: ParsableCommand {
         }
         var plans: [PlanKey: AnnouncementPlan] = [:]  // the words repeat every day: at most 2 × 1,440
         var after = start
+        let withReminders = !settings.reminders.isEmpty
         for _ in 0..<count {
-            let boundary = BoundarySchedule.next(after: after, in: zone, interval: settings.interval)
+            let boundary = AnnouncementScheduler.nextInstant(after: after, in: zone, config: settings)
             after = Double(boundary)
+            let isBoundary = BoundarySchedule.isBoundary(boundary, in: zone, rhythm: settings.rhythm)
+            let due = ReminderSchedule.due(at: boundary, reminders: settings.reminders, in: zone)
+            let wantsTime = isBoundary || due.contains { settings.reminders[$0].append }
             let decision = AnnouncementScheduler.configuredDecision(boundary: boundary, in: zone, config: settings)
-            let entry: Entry
+            var entry: Entry
             switch decision {
             case .skip(_, let local, let reason):
                 entry = Entry(local: local, decision: "skip", reason: reason.rawValue, volume: nil, plan: nil)
@@ -112,6 +118,51 @@ struct Schedule: ParsableCommand {
                 }
                 entry = Entry.spoken(local: local, style: style, gain: gain, plan: plan, config: settings)
             }
+            if withReminders {
+                entry.showTime = wantsTime
+                var said: [String] = []
+                var gains: [Float] = []
+                for i in due {
+                    let reminder = settings.reminders[i]
+                    if case .speak(_, let gain) = AnnouncementScheduler.reminderDecision(
+                        reminder, instant: boundary, in: zone, config: settings)
+                    {
+                        said.append(Self.words(of: reminder, at: entry.local, config: settings))
+                        gains.append(gain)
+                    }
+                }
+                entry.reminders = said
+                entry.kind = wantsTime ? (due.isEmpty ? "time" : "time+reminder") : "reminder"
+                if !wantsTime {
+                    // No time: the reminders decide (a skip says why the first one is silent).
+                    if let gain = gains.max() {
+                        entry.decision = "speak"
+                        entry.reason = nil
+                        entry.volume = Int((gain * 100).rounded())
+                        entry.plan = nil
+                    } else if let first = due.first,
+                        case .silent(let reason) = AnnouncementScheduler.reminderDecision(
+                            settings.reminders[first], instant: boundary, in: zone, config: settings)
+                    {
+                        entry.decision = "skip"
+                        entry.reason = reason.rawValue
+                        entry.volume = nil
+                    }
+                } else if let gain = gains.max() {
+                    if entry.decision == "skip" {
+                        entry.decision = "speak"
+                        entry.plan = nil
+                    }
+                    entry.volume = max(entry.volume ?? 0, Int((gain * 100).rounded()))
+                }
+            }
+            if settings.volumeCurve != nil, entry.volume != nil {
+                entry.showVolume = true
+                if entry.lowered, let curve = settings.volumeCurve, curve.percent(at: entry.local) == entry.volume {
+                    entry.reason = entry.decision == "speak" ? "volume-curve" : entry.reason
+                    entry.loweredBy = "the volume curve"
+                }
+            }
             out +=
                 json
                 ? entry.json(boundary: boundary, chime: settings.chime, phrase: settings.announcementStyle.phrase)
@@ -122,6 +173,23 @@ struct Schedule: ParsableCommand {
             }
         }
         writeAll(1, out)
+    }
+
+    /// What a reminder says, as text: its words with {time} and {date} in words ({value} is known
+    /// only when it is said).
+    static func words(of reminder: Reminder, at local: LocalDateTime, config: Config) -> String {
+        switch reminder.content {
+        case .clip: return reminder.label
+        case .text(let template):
+            return template.segments.map { segment -> String in
+                switch segment {
+                case .text(let t): t
+                case .time: Phrase.forTime(hour: local.hour, minute: local.minute, style: config.announcementStyle.phrase).text
+                case .date: (try? Phrase.forDate(CalendarDate(local), language: config.language).text) ?? "{date}"
+                case .value: "{value}"
+                }
+            }.joined(separator: " ")
+        }
     }
 
     private struct PlanKey: Hashable {
@@ -142,6 +210,15 @@ struct Schedule: ParsableCommand {
         /// Whether the volume is below the configured one (quiet hours).
         var lowered = false
         var plan: AnnouncementPlan?
+        /// With reminders in the config: the instant's kind and what its reminders say.
+        var kind: String?
+        var reminders: [String] = []
+        /// Whether the time is part of the instant (false: a reminder alone).
+        var showTime = true
+        /// Every line shows its volume (a volume curve is set).
+        var showVolume = false
+        /// What lowered the volume, in words ("quiet hours" unless said otherwise).
+        var loweredBy = "quiet hours"
 
         static func spoken(
             local: LocalDateTime, style: AnnouncementStyle, gain: Float, plan: AnnouncementPlan, config: Config
@@ -162,13 +239,18 @@ struct Schedule: ParsableCommand {
         }
 
         func words(_ phrase: PhraseStyle) -> String {
-            plan?.phrase.text ?? Phrase.forTime(hour: local.hour, minute: local.minute, style: phrase).text
+            let time = showTime ? [plan?.phrase.text ?? Phrase.forTime(hour: local.hour, minute: local.minute, style: phrase).text] : []
+            return (time + reminders).joined(separator: ". ")
         }
 
         /// The line of plain `schedule`; a plain spoken line is "at  words  [clips]  chime".
         func text(chime: ChimeStyle, phrase: PhraseStyle) -> String {
-            var line = "\(local.rfc3339)  \(words(phrase))"
-            guard let plan, let volume else { return line + "  skipped: \(reason ?? "")\n" }
+            var line = "\(local.rfc3339)  " + (kind.map { "\($0): " } ?? "") + words(phrase)
+            guard let volume else { return line + "  skipped: \(reason ?? "")\n" }
+            guard let plan else {
+                // A reminder alone (or the time silenced and a reminder said through it).
+                return line + (showVolume || lowered ? "  volume \(volume)%" : "") + "\n"
+            }
             line += "  [\(Support.clipList(plan.clips))]"
             if !plan.chime.isEmpty {
                 line +=
@@ -182,11 +264,11 @@ struct Schedule: ParsableCommand {
                 }
             }
             switch (decision == "chime-only", lowered) {
-            case (true, true) where reason == "quiet": line += "  (chime only, volume \(volume)%: quiet hours)"
-            case (true, true): line += "  (chime only: \(why(reason)); volume \(volume)%: quiet hours)"
+            case (true, true) where reason == "quiet": line += "  (chime only, volume \(volume)%: \(loweredBy))"
+            case (true, true): line += "  (chime only: \(why(reason)); volume \(volume)%: \(loweredBy))"
             case (true, false): line += "  (chime only: \(why(reason)))"
-            case (false, true): line += "  (volume \(volume)%: quiet hours)"
-            case (false, false): break
+            case (false, true): line += "  (volume \(volume)%: \(loweredBy))"
+            case (false, false): if showVolume { line += "  volume \(volume)%" }
             }
             return line + "\n"
         }
@@ -197,7 +279,8 @@ struct Schedule: ParsableCommand {
             return ScheduleEntryReport(
                 at: local.rfc3339, utc: CivilTime.utcString(boundary), decision: decision, reason: reason, volume: volume,
                 language: phrase.language, text: words(phrase), clips: plan?.clips ?? [],
-                chime: strikes == 0 ? "none" : chime.rawValue, strikes: strikes, anchorOffsetMs: plan?.anchorOffsetMs ?? 0
+                chime: strikes == 0 ? "none" : chime.rawValue, strikes: strikes, anchorOffsetMs: plan?.anchorOffsetMs ?? 0,
+                kind: kind, reminders: kind == nil ? nil : reminders
             ).json + "\n"
         }
     }

@@ -72,7 +72,7 @@ final class CommandLineTests: XCTestCase {
 extension CommandLineTests {
     func testAnUnknownCommandNamesTheCommands() throws {
         let commands =
-            "say, schedule, check, record-pack, words, run, announce, status, trigger, mute, unmute, skip, unskip, volume, chime, reload, rooms, outputs, config-example, help"
+            "say, schedule, check, record-pack, words, run, announce, status, trigger, mute, unmute, skip, unskip, volume, chime, reload, reminders, away, speak, rooms, outputs, config-example, help"
         let foo = try BinaryRunner.run(["foo"])
         XCTAssertEqual(foo.status, ExitStatus.badInput.rawValue)
         XCTAssertEqual(foo.stdout, "")

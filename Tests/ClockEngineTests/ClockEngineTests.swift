@@ -248,7 +248,7 @@ final class ClockEngineTests: XCTestCase {
     func testTheCommandTableDrivesParserAndHelp() {
         let samples = [
             "<unix-seconds>": "1767225600.000", "<duration>": "30m", "<HH:MM>": "07:00", "<max-wait seconds>": "60",
-            "<style>": "hour", "<0-100>": "40",
+            "<style>": "hour", "<0-100>": "40", "<text>": "Dinner is ready",
         ]
         for command in ControlCommand.all {
             var line = command.syntax
@@ -256,13 +256,14 @@ final class ClockEngineTests: XCTestCase {
             XCTAssertNoThrow(try ControlRequest.parse(line: Array(line.utf8)).get(), line)
             XCTAssertTrue(ControlRequest.helpText.contains(command.syntax), command.syntax)
             if let entity = command.homeAssistant?.platform {
-                XCTAssertTrue(["switch", "button", "select", "number"].contains(entity), entity)
+                XCTAssertTrue(["switch", "button", "select", "number", "notify"].contains(entity), entity)
             }
         }
         XCTAssertEqual(ControlRequest.commands.count, ControlCommand.all.count)
         // Home Assistant's controls are the table's rows: every control discovery publishes sends a
         // request of its row, and every row with a control has one in discovery.
-        let payload = HomeAssistantDiscovery.payload(config: MQTTConfig(host: "localhost"), room: "kitchen", version: "test")
+        let payload = HomeAssistantDiscovery.payload(
+            config: MQTTConfig(host: "localhost"), room: "kitchen", version: "test", reminders: true, speak: true)
         for command in ControlCommand.all {
             switch command.homeAssistant {
             case .button(let key, _, _)?: XCTAssertEqual(payload.cmps[key]?.pl_prs, command.syntax)
@@ -270,6 +271,12 @@ final class ClockEngineTests: XCTestCase {
             case .switchOff(let key)?: XCTAssertEqual(payload.cmps[key]?.pl_off, command.syntax)
             case .number(let key, _, _, _, _, _)?, .select(let key, _, _, _, _)?:
                 XCTAssertEqual(payload.cmps[key]?.p, command.homeAssistant?.platform)
+            case .notify(let key, _, _, let template, let everyRoom)?:
+                // Home Assistant renders the template with the message as `value`: the row's request.
+                XCTAssertEqual(payload.cmps[key]?.p, "notify")
+                XCTAssertEqual(payload.cmps[key]?.cmd_tpl, template)
+                XCTAssertEqual(payload.cmps[key]?.cmd_t, everyRoom ? "talking-clock/all/command" : "talking-clock/kitchen/command")
+                XCTAssertTrue(template.hasPrefix(command.word + " "), template)
             case nil: break
             }
         }

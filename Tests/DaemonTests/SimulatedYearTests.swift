@@ -7,12 +7,15 @@ import TalkingClockCore
 import TestSupport
 import XCTest
 
-/// A year of quarter-hour boundaries (35,040) in Europe/London on a manual clock, with seeded
-/// suspends, clock steps both ways, zone changes, mutes, quiet hours and daemon restarts, many of
-/// them placed within seconds of a boundary. An oracle that knows only the world (the wall clock,
-/// the zone, the user's commands) and Foundation's calendar checks what was spoken: no boundary
-/// missed unless excused, none doubled, none spoken stale or with the wrong words, none spoken
-/// while muted or quiet, and memory flat.
+/// A year of instants in Europe/London on a manual clock: quarter-hour (or ten-minute) boundaries,
+/// windows of 5, 10 and 2 minutes (one across London's DST nights, one across midnight), daily,
+/// weekday and dated reminders (one alone, one appended, one said through quiet hours, one at a
+/// time the spring-forward night skips), away ranges and a volume curve (`SimulatedRhythm`), with
+/// seeded suspends, clock steps both ways, zone changes, mutes, quiet hours and daemon restarts,
+/// many of them placed within seconds of an instant. An oracle that knows only the world (the wall
+/// clock, the zone, the user's commands) and Foundation's calendar checks what was spoken: no
+/// instant missed unless excused, none doubled, none spoken stale, with the wrong words or at the
+/// wrong volume, none spoken while muted, quiet or away, and memory flat.
 ///
 /// CI runs one month (from March 15: London's spring-forward night is in it) for each of ten seeds;
 /// `scripts/simulate-year` runs 365 days (`TALKING_CLOCK_SIM_DAYS`, `TALKING_CLOCK_SIM_SEED` — one
@@ -42,7 +45,10 @@ final class SimulatedYearTests: XCTestCase {
             "excused: replayed", "suspends", "steps forward", "steps back", "zone changes", "restarts",
             "events near a boundary", "spoken in another zone", "cut: stale", "spoken within 2 h of a DST change",
             "calm DST nights", "says", "says near a boundary", "says cut by a boundary", "reloads",
-            "settings kept across a reload",
+            "settings kept across a reload", "reminders spoken", "reminders alone", "reminders with the time",
+            "reminders through quiet hours", "silent: away", "reminders left out: away", "instants in windows",
+            "spoken at a ten-minute base", "window instants within 2 h of a DST change", "volumes checked",
+            "volumes below 100 %",
         ] where days >= 28 {
             XCTAssertGreaterThan(total[key], 0, "never exercised in \(seeds.count) seeds: \(key)")
         }
@@ -68,12 +74,16 @@ final class SimulatedYearTests: XCTestCase {
         }
         XCTAssertEqual(
             sim.violations, [], "seed \(seed): \(sim.violations.count) violations; first: \(sim.violations.prefix(5))")
-        let missing = stride(from: Int(sim.start / 900) * 900 + 900, to: Int(sim.end), by: 900).filter {
-            !sim.judged.contains($0)
+        // Every quarter-hour of the span holds an instant in every zone (no interval is longer than
+        // 15 minutes), and the oracle judged one in each.
+        let missing = stride(from: Int(sim.start / 900) * 900 + 900, to: Int(sim.end) - 900, by: 900).filter { slot in
+            !(0..<15).contains { sim.judged.contains(slot + $0 * 60) }
+                && !sim.zoneChanges.contains { abs($0 - Double(slot)) < 1800 }
         }
         XCTAssertEqual(
-            sim.count["boundaries in span"], days * 96,
-            "seed \(seed): every boundary of the span was judged; not: \(missing.prefix(5).map(CivilTime.utcString))")
+            missing.count, 0,
+            "seed \(seed): every quarter-hour of the span had an instant judged; not: \(missing.prefix(5).map(CivilTime.utcString))")
+        XCTAssertGreaterThanOrEqual(sim.count["boundaries in span"], days * 96)
         XCTAssertLessThan(
             sim.memoryGrowthKB, 4_000, "seed \(seed): memory flat: RSS grew \(sim.memoryGrowthKB) kB after the first week")
         XCTAssertLessThan(
@@ -111,6 +121,24 @@ final class YearSimulation {
     let days: Int
     let start: Double
     let end: Double
+    /// What the daemon is configured with, and the oracle's own reading of it.
+    let rhythm: SimulatedRhythm
+    private var zoneInstants: [String: SimulatedRhythm.ZoneInstants] = [:]
+    /// When the zone changed (wall clock): a quarter-hour around a change may have no instant of
+    /// either zone in it (a window's ten minutes in one, quarters in the other).
+    private(set) var zoneChanges: [Double] = []
+    /// The daemon's volume as the oracle knows it (a `volume` command, a reload, a restart), and
+    /// the one before (a decision may race a reload by a few milliseconds).
+    private var volume = 100
+    private var previousVolume = 100
+
+    /// The instants of a zone over the span (computed once per zone).
+    func instants(_ zone: String) -> SimulatedRhythm.ZoneInstants {
+        if let known = zoneInstants[zone] { return known }
+        let made = rhythm.instants(zone: zone, from: Int(start) - 86_400, to: Int(end) + 86_400)
+        zoneInstants[zone] = made
+        return made
+    }
     private var rng: SeededGenerator
     private(set) var tau = 0.0
     private(set) var offset: Double
@@ -168,6 +196,12 @@ final class YearSimulation {
         var expect: Expect
         var text: String
         var zone: String
+        /// The volumes (percent) it may be said at: the curve's, below the volume in effect.
+        var volumes: Set<Int> = [100]
+        /// How many reminders it says, and whether with the time.
+        var reminders = 0
+        var withTime = true
+        var inWindow = false
     }
 
     struct Spoken {
@@ -178,6 +212,8 @@ final class YearSimulation {
         var zone: String
         /// Seconds of sound after the first frame.
         var soundAfter: Double
+        /// Its gain (0…1).
+        var gain: Float = 1
         /// When its last frame played (wall clock and real time), if it did.
         var lastClip: (wall: Double, tau: Double)? = nil
     }
@@ -202,10 +238,14 @@ final class YearSimulation {
         start = 1_773_533_400
         end = start + Double(days) * 86_400
         judged = BoundaryBitmap(from: Int(start / 900) * 900 + 900, to: Int(end))
+        rhythm = SimulatedRhythm(baseMinutes: seed % 2 == 0 ? 15 : 10, lateLimit: lateLimit)
+
         offset = start
         maxWall = start
         self.stateDirectory = stateDirectory
         daemon = makeDaemon()
+        // Every zone's instants before the run: the memory measured is the daemon's, not the oracle's.
+        for id in [Self.home] + Self.zones { _ = instants(id) }
     }
 
     /// `TALKING_CLOCK_SIM_TRACE=<epoch>`: print what happens within two hours of that wall time.
@@ -223,10 +263,8 @@ final class YearSimulation {
     }
 
     private func makeDaemon() -> SimulatedDaemon {
-        var config = Config()
-        config.chime = .none
-        config.quiet = [QuietWindow(days: .daily, from: 180, to: 360, mode: .silent)]  // 03:00-06:00
-        config.lateLimit = lateLimit
+        let config = try! Config.parse(rhythm.toml, source: "simulated.toml")
+        volume = 100  // a restart reads the file
         return SimulatedDaemon(config: config, store: StateStore(directory: stateDirectory), lead: lead, world: self)
     }
 
@@ -258,6 +296,8 @@ final class YearSimulation {
             advance(to: next)
             if reloadTau <= next {
                 daemon.deliverReload()
+                previousVolume = volume
+                self.volume = volumeSetDuringReload ?? 100  // the file's, unless one was set during it
                 if let volume = volumeSetDuringReload {
                     volumeSetDuringReload = nil
                     if daemon.engine.config.volume != volume {
@@ -314,8 +354,9 @@ final class YearSimulation {
     private func crossed(from a: Double, to b: Double) {
         let awake = suspendedUntil == nil
         let running = awake && downUntil == nil
-        // Boundaries reached in (a, b].
-        var boundary = Int(floor(a / 900)) * 900 + 900
+        // Instants reached in (a, b].
+        let zone = instants(zoneID)
+        var boundary = zone.first(after: a)
         while Double(boundary) <= b {
             if let w = openWindow, w.boundary == boundary {
                 trace("pass \(CivilTime.utcString(boundary)) \(w.expect) (window)")
@@ -333,10 +374,10 @@ final class YearSimulation {
                 violations.append("oracle lost track of \(CivilTime.utcString(boundary))")
             }
             // Asleep: the resume judges what was slept through.
-            boundary += 900
+            boundary = zone.first(after: Double(boundary))
         }
         // A window entered in (a, b] whose boundary is still ahead.
-        let ahead = Int(floor(b / 900)) * 900 + 900
+        let ahead = zone.first(after: b)
         if running && Double(ahead) - lead > a && Double(ahead) - lead <= b {
             openWindow = makePass(ahead, decidedAt: tau - (b - (Double(ahead) - lead)))
         }
@@ -369,7 +410,8 @@ final class YearSimulation {
     /// restart: a fresh daemon does not look back); the ones jumped over are stale.
     private func landed(restart: Bool, jumpedFrom: Double? = nil) {
         let w = wall
-        let next = Int(ceil(w / 900)) * 900
+        let zone = instants(zoneID)
+        let next = zone.first(after: w, orAt: true)
         if Double(next) - lead <= w, Double(next) > w {
             if restart, let stop = stopWall, stop >= Double(next) - lead - 0.001, stop <= Double(next) {
                 // Killed after deciding this boundary: its record may say it was spoken.
@@ -379,14 +421,14 @@ final class YearSimulation {
                 openWindow = makePass(next, decidedAt: tau)
             }
         }
-        let previous = Int(floor(w / 900)) * 900
+        let previous = zone.last(atOrBefore: w)
         if !restart && jumpedFrom == nil && w - Double(previous) <= lateLimit {
             // Stepped back to just after a boundary: due late, unless already decided before.
             count.add("due late")
             addPass(previous, decidedAt: tau)
         }
         guard let from = jumpedFrom, from < w else { return }
-        var b = Int(floor(from / 900)) * 900 + 900
+        var b = zone.first(after: from)
         while b <= previous {
             if b == previous && w - Double(b) <= lateLimit {
                 count.add("due late")
@@ -394,7 +436,7 @@ final class YearSimulation {
             } else {
                 addPass(b, decidedAt: tau, forced: .excused("stale"))
             }
-            b += 900
+            b = zone.first(after: Double(b))
         }
     }
 
@@ -403,28 +445,52 @@ final class YearSimulation {
         trace("pass \(CivilTime.utcString(boundary)) \(passes[boundary]!.last!.expect)")
     }
 
-    /// What the daemon must do about `boundary` if it decides now.
+    /// What the daemon must do about `boundary` if it decides now: each part (the time, each
+    /// reminder) speaks or not by the oracle's reading of the config, and the words are theirs.
     private func makePass(_ boundary: Int, decidedAt decisionTau: Double, forced: Pass.Expect? = nil) -> Pass {
         let local = Self.localTime(boundary, zoneID)
-        let text = Phrase.forTime(hour: local.hour, minute: local.minute).text
+        let instant = instants(zoneID).info[boundary] ?? SimulatedRhythm.Instant(boundary: false, reminders: [])
+        let away = rhythm.away(boundary, zone: zoneID)
+        let muted = userMute.isMuted(at: boundary)
+        let quiet = (3..<6).contains(local.hour)
+        let due = instant.reminders.map { rhythm.reminders[$0] }
+        let hasTime = instant.boundary || due.contains(where: \.append)
+        let timeSpeaks = hasTime && !muted && !quiet && !away.clock
+        let said = due.filter { !away.reminders && !muted && (!quiet || $0.throughQuiet) }
+        var words: [String] = []
+        if timeSpeaks { words.append(Phrase.forTime(hour: local.hour, minute: local.minute).text) }
+        words += said.map { $0.words(local.hour, local.minute) }
         var expect: Pass.Expect
         if let forced {
             expect = forced
         } else if boundary <= maxDecided {
             // The daemon remembers the last boundary it decided to speak and never goes back.
             expect = .excused("replayed")
-        } else if userMute.isMuted(at: boundary) {
-            expect = .silent("muted")
-        } else if (3..<6).contains(local.hour) {
-            expect = .silent("quiet")
-        } else {
+        } else if !words.isEmpty {
             expect = .speak
+        } else if muted {
+            expect = .silent("muted")
+        } else if away.clock || (away.reminders && !hasTime) {
+            expect = .silent("away")
+        } else {
+            expect = .silent("quiet")
         }
         if expect == .speak { maxDecided = max(maxDecided, boundary) }
+        if forced == nil, away.reminders, !due.isEmpty, expect != .excused("replayed") {
+            count.add("reminders left out: away")
+        }
+        let percent = rhythm.curve(secondOfDay: local.hour * 3600 + local.minute * 60)
         return Pass(
             boundary: boundary, tau: decisionTau, wallAtDecision: wall - (tau - decisionTau), expect: expect,
-            text: text,
-            zone: zoneID)
+            text: words.joined(separator: ". "),
+            zone: zoneID, volumes: Set([min(percent, volume), min(percent, previousVolume)]), reminders: said.count,
+            withTime: timeSpeaks, inWindow: instant.boundary && Self.inWindow(local, rhythm))
+    }
+
+    /// Whether a boundary lies in one of the rhythm's windows (for the counts).
+    static func inWindow(_ local: (hour: Int, minute: Int), _ rhythm: SimulatedRhythm) -> Bool {
+        let m = local.hour * 60 + local.minute
+        return rhythm.windows.contains { $0.from < $0.to ? (m >= $0.from && m < $0.to) : (m >= $0.from || m < $0.to) }
     }
 
     /// The local hour and minute by Foundation's calendar, independent of the code under test.
@@ -474,7 +540,7 @@ final class YearSimulation {
             spoken[heard.boundary, default: []].append(
                 Spoken(
                     boundary: heard.boundary, text: heard.text, onset: m.wall, tau: m.tau, zone: zoneID,
-                    soundAfter: heard.soundAfter))
+                    soundAfter: heard.soundAfter, gain: heard.gain))
             heard.onsetReported = true
         }
         if heard.onsetReported, before < heard.last, after >= heard.last, var list = spoken[heard.boundary],
@@ -521,18 +587,22 @@ final class YearSimulation {
 
     /// Whether a user command at this wall time would fall in the seconds around a boundary where
     /// "muted at the boundary" depends on the exact instant the daemon decided.
-    private func nearBoundary(_ w: Double) -> Bool {
-        let next = ceil(w / 900) * 900
-        let previous = floor(w / 900) * 900
+    private func nearBoundary(_ w: Double, in other: String? = nil) -> Bool {
+        let zone = instants(other ?? zoneID)
+        let next = Double(zone.first(after: w, orAt: true))
+        let previous = Double(zone.last(atOrBefore: w))
         return next - w < lead + 1 || w - previous < lateLimit + 1
     }
 
     private func perturb() {
         if let calm = calmUntil {
             guard wall >= calm || wall < calm - 4 * 3600 - 1 else {
-                if zoneID != Self.home, nextPumpTau == nil, !nearBoundary(wall) {
+                if zoneID != Self.home, nextPumpTau == nil, !nearBoundary(wall), !nearBoundary(wall, in: Self.home) {
                     zoneID = Self.home
+                    zoneChanges.append(wall)
                     count.add("zone changes")
+                    // The watch on /etc sees it (the instants of another zone are not this one's).
+                    if downUntil == nil { daemon.systemZoneChanged() }
                 }
                 if userMute != .unmuted, !nearBoundary(wall), downUntil == nil {
                     userMute = .unmuted
@@ -551,9 +621,13 @@ final class YearSimulation {
         case 49..<55:
             // A zone change while an announcement waits for its boundary does not change its
             // words (they were chosen at the decision): not something to judge here.
-            guard !nearBoundary(wall), nextPumpTau == nil else { return }
+            // Nor one of the new zone's instants that passed within the late limit (it would be
+            // spoken late, rightly: near an instant of either zone is no place for a change).
+            let target = zoneID == Self.home ? Self.zones[below(Self.zones.count)] : Self.home
+            guard !nearBoundary(wall), !nearBoundary(wall, in: target), nextPumpTau == nil else { return }
             count.add("zone changes")
-            zoneID = zoneID == Self.home ? Self.zones[below(Self.zones.count)] : Self.home
+            zoneID = target
+            zoneChanges.append(wall)
             daemon.systemZoneChanged()
         case 55..<60:
             guard downUntil == nil else { return }
@@ -581,6 +655,8 @@ final class YearSimulation {
                 let volume = 10 + below(90)
                 if case .error(let text, _) = daemon.respond(to: .volume(volume)) { violations.append("volume refused: \(text)") }
                 volumeSetDuringReload = volume
+                previousVolume = self.volume
+                self.volume = volume
             }
         default:
             guard !nearBoundary(wall), downUntil == nil else { return }
@@ -768,9 +844,26 @@ final class YearSimulation {
             if s.text != p.text {
                 violations.append("wrong words: \(name) \"\(s.text)\", expected \"\(p.text)\" (\(p.zone))")
             }
+            let percent = Int((s.gain * 100).rounded())
+            if !p.volumes.contains(percent) {
+                violations.append("wrong volume: \(name) \"\(s.text)\" at \(percent) %, expected \(p.volumes.sorted()) %")
+            } else {
+                count.add("volumes checked")
+                if percent < 100 { count.add("volumes below 100 %") }
+            }
+            if p.reminders > 0 {
+                count.add("reminders spoken", p.reminders)
+                count.add(p.withTime ? "reminders with the time" : "reminders alone")
+                if !p.withTime && (3..<6).contains(Self.localTime(boundary, p.zone).hour) { count.add("reminders through quiet hours") }
+            }
+            if p.inWindow { count.add("instants in windows") }
+            if rhythm.baseMinutes == 10 { count.add("spoken at a ten-minute base") }
             count.add(wallLate > 0.01 ? "spoken late" : "spoken on time")
             if p.zone != Self.home { count.add("spoken in another zone") }
             let z = Self.zone(p.zone)
+            if p.inWindow && z.secondsFromGMT(for: Date(timeIntervalSince1970: b - 7200)) != z.secondsFromGMT(for: Date(timeIntervalSince1970: b + 7200)) {
+                count.add("window instants within 2 h of a DST change")
+            }
             if z.secondsFromGMT(for: Date(timeIntervalSince1970: b - 7200))
                 != z.secondsFromGMT(for: Date(timeIntervalSince1970: b + 7200))
             {
@@ -825,19 +918,19 @@ final class YearSimulation {
     }
 }
 
-/// A set of quarter-hour boundaries in [from, to), one bit each, allocated once.
+/// A set of instants (whole minutes) in [from, to), one bit each, allocated once.
 struct BoundaryBitmap {
     let from: Int
     private var words: [UInt64]
 
     init(from: Int, to: Int) {
         self.from = from
-        words = [UInt64](repeating: 0, count: max(0, (to - from) / 900 / 64 + 1))
+        words = [UInt64](repeating: 0, count: max(0, (to - from) / 60 / 64 + 1))
     }
 
     private func slot(_ boundary: Int) -> (Int, UInt64)? {
-        let index = (boundary - from) / 900
-        guard boundary >= from, (boundary - from) % 900 == 0, index / 64 < words.count else { return nil }
+        let index = (boundary - from) / 60
+        guard boundary >= from, (boundary - from) % 60 == 0, index / 64 < words.count else { return nil }
         return (index / 64, 1 << UInt64(index % 64))
     }
 
@@ -896,6 +989,7 @@ final class SimulatedDaemon: EngineSurface {
         var first: Int
         var last: Int
         var soundAfter: Double
+        var gain: Float
         var onsetReported = false
     }
     var heard: Heard?
@@ -911,7 +1005,9 @@ final class SimulatedDaemon: EngineSurface {
     func zone() -> Zone { YearSimulation.rules(world.zoneID) }
 
     /// The fixture pack as the engine sees it: every word, 50 ms a clip, no bells.
-    var settings: EngineSettings { EngineSettings(config: config, pack: .fixture(bells: nil)) }
+    var settings: EngineSettings {
+        EngineSettings(config: config, pack: PackFacts.fixture(bells: nil).rendering(SimulatedRhythm.texts, frames: 80))
+    }
 
     /// A start: the state as saved, then the engine's `.start`.
     func run() {
@@ -977,7 +1073,7 @@ final class SimulatedDaemon: EngineSurface {
             let t = current.session.timeline
             heard = Heard(
                 boundary: b, text: current.request.text, first: start + t.anchorFrame, last: start + t.totalFrames,
-                soundAfter: t.secondsAfterAnchor)
+                soundAfter: t.secondsAfterAnchor, gain: current.request.gain)
         }
         send { $0.pump() }
     }

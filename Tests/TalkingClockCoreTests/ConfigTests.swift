@@ -128,7 +128,9 @@ final class ConfigTests: XCTestCase {
                 QuietWindow(days: .daily, from: 22 * 60, to: 7 * 60, mode: .silent),
                 QuietWindow(days: .weekends, from: 7 * 60, to: 9 * 60, mode: .lowerVolume(percent: 30)),
             ])
-        for key in Config.keys + Config.quietKeys + MQTTConfig.keys + CourtesyConfig.keys {
+        for key in Config.keys + Config.quietKeys + MQTTConfig.keys + CourtesyConfig.keys + Config.windowKeys
+            + Config.reminderKeys + Config.awayKeys + Config.valueKeys
+        {
             let shown =
                 Config.exampleTOML.contains("\n\(key) = ") || Config.exampleTOML.contains("# \(key) = ")
                 || Config.exampleTOML.contains("# [[\(key)]]") || Config.exampleTOML.contains("# [\(key)]")
@@ -215,7 +217,8 @@ final class ConfigTests: XCTestCase {
             ),
             (
                 "enum typo", "interval = \"hourly\"",
-                "config.toml: line 1: 'interval' must be one of \"quarter\", \"half\" or \"hour\", not \"hourly\"; did "
+                "config.toml: line 1: 'interval' must be \"quarter\", \"half\", \"hour\", or minutes that divide 60: \"1m\", "
+                    + "\"2m\", \"3m\", \"4m\", \"5m\", \"6m\", \"10m\", \"12m\", \"15m\", \"20m\", \"30m\", \"60m\", not \"hourly\"; did "
                     + "you mean \"hour\"?"
             ),
             (
@@ -494,8 +497,12 @@ extension Config {
     /// The example config with its two quiet windows uncommented (tests of the parser's robustness
     /// keep cutting and mutating real [[quiet]] tables).
     static var exampleWithQuietWindows: String {
-        exampleTOML.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            let quietLine = ["# [[quiet]]", "# days = ", "# from = ", "# to = ", "# mode = ", "# volume = 30"].contains { line.hasPrefix($0) }
+        // The lines of each "# [[quiet]]" block (up to the blank line after it), uncommented.
+        var inQuiet = false
+        return exampleTOML.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+            if line.hasPrefix("# [[quiet]]") { inQuiet = true }
+            if line.isEmpty { inQuiet = false }
+            let quietLine = inQuiet && ["# [[quiet]]", "# days = ", "# from = ", "# to = ", "# mode = ", "# volume = 30"].contains { line.hasPrefix($0) }
             return quietLine ? String(line.dropFirst(2)) : String(line)
         }.joined(separator: "\n")
     }

@@ -107,6 +107,55 @@ final class HomeAssistantDiscoveryTests: XCTestCase {
         XCTAssertNotNil((state["last"] as? [String: Any])?["onset_error_ms"] as? Double)
     }
 
+    /// With reminders and a voice that can say new words: the away switch, the next-reminder
+    /// sensor and two notify entities (this room; every room at one instant), each valid, each
+    /// sending a request the control protocol reads; without them, none of these.
+    func testRemindersAwayAndNotify() throws {
+        let plain = try object(HomeAssistantDiscovery.payload(config: config, room: "kitchen", version: "1"))
+        let plainKeys = Set((plain["cmps"] as? [String: Any] ?? [:]).keys)
+        XCTAssertTrue(plainKeys.isDisjoint(with: ["away", "next_reminder", "speak", "speak_everywhere"]), "\(plainKeys)")
+        let o = try object(HomeAssistantDiscovery.payload(config: config, room: "kitchen", version: "1", reminders: true, speak: true))
+        XCTAssertEqual(DiscoveryValidator.problems(o), [])
+        let cmps = try XCTUnwrap(o["cmps"] as? [String: [String: Any]])
+        let away = try XCTUnwrap(cmps["away"])
+        XCTAssertEqual(away["p"] as? String, "switch")
+        XCTAssertEqual(away["pl_on"] as? String, "away on")
+        XCTAssertEqual(away["pl_off"] as? String, "away off")
+        XCTAssertEqual(away["val_tpl"] as? String, "{{ 'ON' if value_json.away_switch else 'OFF' }}")
+        XCTAssertEqual(try ControlRequest.parse(line: Array("away on".utf8)).get(), .away(true))
+        XCTAssertEqual(try ControlRequest.parse(line: Array("away off".utf8)).get(), .away(false))
+        let reminder = try XCTUnwrap(cmps["next_reminder"])
+        XCTAssertEqual(reminder["p"] as? String, "sensor")
+        XCTAssertEqual(reminder["dev_cla"] as? String, "timestamp")
+        XCTAssertEqual(reminder["val_tpl"] as? String, "{{ value_json.next_reminder.at if value_json.get('next_reminder') else None }}")
+        let speak = try XCTUnwrap(cmps["speak"])
+        XCTAssertEqual(speak["p"] as? String, "notify")
+        XCTAssertEqual(speak["cmd_t"] as? String, "tc/kitchen/command")
+        XCTAssertEqual(speak["cmd_tpl"] as? String, "speak {{ value }}")
+        XCTAssertNil(speak["stat_t"])
+        let everywhere = try XCTUnwrap(cmps["speak_everywhere"])
+        XCTAssertEqual(everywhere["p"] as? String, "notify")
+        XCTAssertEqual(everywhere["cmd_t"] as? String, "tc/all/command", "one message to every room: one instant for all")
+        XCTAssertEqual(
+            everywhere["cmd_tpl"] as? String, "speak at {{ (as_timestamp(now()) + 3) | round(0, 'ceil') | int }} {{ value }}")
+        // What Home Assistant renders from those templates is a request the protocol reads, in any
+        // language.
+        XCTAssertEqual(
+            try ControlRequest.parse(line: Array("speak Das Essen ist fertig, Kinder!".utf8)).get(),
+            .speak(text: "Das Essen ist fertig, Kinder!", at: nil))
+        XCTAssertEqual(
+            try ControlRequest.parse(line: Array("speak at 1767225603 Обед готов".utf8)).get(), .speak(text: "Обед готов", at: 1_767_225_603))
+        XCTAssertThrowsError(try ControlRequest.parse(line: Array("speak at soon Hello".utf8)).get())
+        XCTAssertThrowsError(try ControlRequest.parse(line: Array("speak".utf8)).get())
+        XCTAssertThrowsError(try ControlRequest.parse(line: Array("speak hello\u{7}".utf8)).get(), "a control character")
+        // A notify entity with a state topic is not one.
+        var broken = o
+        var c = cmps
+        c["speak"]?["stat_t"] = "tc/kitchen/state"
+        broken["cmps"] = c
+        XCTAssertTrue(DiscoveryValidator.problems(broken).contains("component speak (notify) has a `stat_t`; a notify entity only sends"))
+    }
+
     /// The validator itself catches what it claims to.
     func testValidatorCatchesMissingKeys() throws {
         var o = try object(HomeAssistantDiscovery.payload(config: config, room: "kitchen", version: "1"))

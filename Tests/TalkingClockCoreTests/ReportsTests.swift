@@ -29,7 +29,7 @@ final class ReportsTests: XCTestCase {
         XCTAssertNil(StatusReport.decode("not json"))
         let room = RoomReport(room: "kitchen", online: true, state: state)
         let json = ReportJSON.encode([room, RoomReport(room: "hall", online: false, state: nil)])
-        XCTAssertTrue(json.hasPrefix(#"[{"online":true,"room":"kitchen","state":{"chime":"hour""#), json)
+        XCTAssertTrue(json.hasPrefix(#"[{"online":true,"room":"kitchen","state":{"away":null,"away_switch":false,"chime":"hour""#), json)
         XCTAssertTrue(json.hasSuffix(#"{"online":false,"room":"hall","state":null}]"#), json)
     }
 }

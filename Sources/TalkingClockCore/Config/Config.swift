@@ -29,6 +29,20 @@ public struct Config: Hashable, Sendable {
     /// the default or a command-line `--pack`.
     public var packOrigin: String?
     public var interval: Interval = .quarter
+    /// `[[window]]`s: times of day with their own interval.
+    public var windows: [IntervalWindow] = []
+    /// When the clock speaks: `interval` and its windows.
+    public var rhythm: Rhythm { Rhythm(interval: interval, windows: windows) }
+    /// `[[reminder]]`s, in the order written.
+    public var reminders: [Reminder] = []
+    /// `[[away]]` ranges.
+    public var away: [AwayRange] = []
+    /// `volume-curve`: volume by time of day (the quieter of it, quiet hours and `volume` wins).
+    public var volumeCurve: VolumeCurve?
+    /// `date`: say the date with the first announcement of each day.
+    public var date: DateMode = .never
+    /// `[value]`: the value reminders say with `{value}`.
+    public var value: ValueSource?
     /// Output volume in percent, 0…100.
     public var volume: Int = 100
     /// How late (seconds) an announcement may start and still be spoken; later ones are skipped
@@ -79,7 +93,8 @@ public struct Config: Hashable, Sendable {
     public static let keys = [
         "zone", "device", "pack", "interval", "volume", "late-limit", "output-latency", "driver", "chime", "language", "phrasing",
         "midnight",
-        "lead-in", "voice", "voice-at", "quiet", "mqtt", "voice-output", "courtesy",
+        "lead-in", "voice", "voice-at", "quiet", "mqtt", "voice-output", "courtesy", "window", "reminder", "away",
+        "volume-curve", "date", "value",
     ]
 
     /// The keys of a `[[quiet]]` window.
@@ -217,7 +232,7 @@ extension Config {
                     entry, "a sound pack name or path such as \"default\"", fallback: "\"default\"")
                 config.packOrigin = "\(source): line \(entry.position.line)"
             case "interval":
-                config.interval = try reader.choice(entry, Interval.allCases)
+                config.interval = try reader.interval(entry)
             case "volume":
                 config.volume = try reader.percent(entry)
             case "late-limit":
@@ -256,6 +271,18 @@ extension Config {
                 config.voiceOutput = try reader.choice(entry, VoiceOutput.allCases)
             case "courtesy":
                 config.courtesy = try reader.courtesy(entry)
+            case "window":
+                config.windows = try reader.windows(entry)
+            case "reminder":
+                config.reminders = try reader.reminders(entry)
+            case "away":
+                config.away = try reader.awayRanges(entry)
+            case "volume-curve":
+                config.volumeCurve = try reader.volumeCurve(entry)
+            case "date":
+                config.date = try reader.choice(entry, DateMode.allCases)
+            case "value":
+                config.value = try reader.value(entry)
             default:
                 throw reader.unknownKey(entry, known: keys, section: nil)
             }
@@ -271,6 +298,7 @@ extension Config {
         {
             throw reader.fail(leadInEntry, problem)
         }
+        try config.crossCheck(source: source)
         return config
     }
 }
@@ -527,9 +555,10 @@ struct ConfigReader {
     func hhmm(_ minute: Int) -> String { "\"\(pad(minute / 60, 2)):\(pad(minute % 60, 2))\"" }
 
     /// Minutes after midnight from `"HH:MM"` or a TOML local time; `"24:00"` (1440) only for an end.
-    func clockTime(_ entry: TOMLTable.Entry, allowEndOfDay: Bool) throws(ConfigError) -> Int {
-        let section = Self.section
-        let key = "quiet.\(entry.key)"
+    func clockTime(
+        _ entry: TOMLTable.Entry, allowEndOfDay: Bool, section: String = Self.section, table: String = "quiet"
+    ) throws(ConfigError) -> Int {
+        let key = "\(table).\(entry.key)"
         let expectation = "\(name(entry, section)) must be a time of day such as \"22:00\" (24-hour HH:MM)"
         switch entry.value {
         case .string(let s):
@@ -553,7 +582,7 @@ struct ConfigReader {
             guard t.second == 0 && t.nanosecond == 0 else {
                 throw fail(
                     entry, key: key,
-                    "quiet hours are in whole minutes: write \(name(entry, section)) as "
+                    "\(table == "quiet" ? "quiet hours" : "times of day") are in whole minutes: write \(name(entry, section)) as "
                         + "\(hhmm(t.hour * 60 + t.minute)), not \(d).")
             }
             return t.hour * 60 + t.minute
@@ -572,26 +601,25 @@ struct ConfigReader {
         return names
     }()
 
-    func days(_ entry: TOMLTable.Entry) throws(ConfigError) -> Weekdays {
-        let section = Self.section
+    func days(_ entry: TOMLTable.Entry, section: String = Self.section, table: String = "quiet") throws(ConfigError) -> Weekdays {
         let expectation =
             "\(name(entry, section)) must name days: \"mon\" … \"sun\", \"weekdays\", \"weekends\" or \"daily\", "
             + "alone or in a list such as [\"sat\", \"sun\"]"
         func day(_ value: TOMLValue) throws(ConfigError) -> Weekdays {
             guard case .string(let s) = value else {
-                throw fail(entry, key: "quiet.days", "\(expectation); not \(value.userDescription).")
+                throw fail(entry, key: "\(table).days", "\(expectation); not \(value.userDescription).")
             }
             if let d = Self.dayNames[s.lowercased().trimmingWhitespace()] { return d }
             var message = "\(expectation); \(TOMLValue.quoted(s)) is not a day"
             let candidates = Weekdays.shortNames + ["weekdays", "weekends", "daily"]
             if let near = Suggestion.closest(to: s, in: candidates) { message += " (did you mean \"\(near)\"?)" }
-            throw fail(entry, key: "quiet.days", message + ".")
+            throw fail(entry, key: "\(table).days", message + ".")
         }
         switch entry.value {
         case .array(let items):
             guard !items.isEmpty else {
                 throw fail(
-                    entry, key: "quiet.days",
+                    entry, key: "\(table).days",
                     "'days' in \(section) is an empty list, so the window would never "
                         + "apply; list days such as [\"sat\", \"sun\"], or remove 'days' to mean every day.")
             }
@@ -630,8 +658,20 @@ extension Config {
         # Default: the language's own pack ("default" for en-US, "de" for de, ...).
         # pack = "default"
 
-        # How often to speak: "quarter" (every 15 minutes), "half" or "hour".
+        # How often to speak: "quarter" (every 15 minutes), "half", "hour", or every N minutes
+        # for any N that divides the hour: "1m", "2m", "3m", "4m", "5m", "6m", "10m", "12m", "20m".
+        # Chimes keep their places (the quarters, the hour); at other minutes the voice speaks alone.
         interval = "quarter"
+
+        # Windows with an interval of their own, by weekday and time of day (none by default).
+        # Each has days (as in [[quiet]], default "daily"), from, to ("24:00" is the end of the day;
+        # a window that crosses midnight belongs to the day it starts on) and interval. Where windows
+        # overlap, the shortest interval applies; outside them, 'interval'.
+        # [[window]]
+        # days = "weekdays"
+        # from = "08:00"
+        # to = "09:00"
+        # interval = "5m"
 
         # Output volume in percent, 0 to 100.
         volume = 100
@@ -684,6 +724,60 @@ extension Config {
         # SSIP priority "message", so it waits behind a screen reader such as Orca instead of
         # cutting it; chimes still play as sound). See docs/desktop.md.
         voice-output = "clips"
+
+        # Volume by time of day, in a straight line between the points (and round midnight from the
+        # last to the first); the quieter of it, 'volume' and quiet hours applies. None by default.
+        # volume-curve = [{ at = "07:00", volume = 70 }, { at = "21:00", volume = 40 }, { at = "23:00", volume = 20 }]
+
+        # Say the date with the first announcement of each day: "first", or "never" (the default).
+        # The pack must have the date words ('check' says whether it does).
+        date = "never"
+
+        # Reminders: none by default. Each [[reminder]] has:
+        #   at       a time "HH:MM", or several: ["09:00", "13:00"]
+        #   days     as in [[quiet]] (default "daily"), or instead
+        #   dates    ["2026-12-24"] (once) or ["12-24"] (every year)
+        #   say      the words, rendered ahead of time in the pack's voice by the engine that made it
+        #            (festival, espeak-ng, Piper); {time}, {date} and {value} are said in the pack's
+        #            words; or instead
+        #   clip     a recording (WAV, FLAC, Ogg), relative to this file
+        #   append   true: said right after the time of that minute (default false: alone at its
+        #            instant; with a boundary in the same minute, after the time anyway)
+        #   speaks-through  ["mute", "quiet", "courtesy"]: what it is said through (default none:
+        #            the mute, quiet hours and a call or do-not-disturb silence it)
+        # A time the clock skips (spring forward) is said once when the clock jumps past it; a time
+        # it reads twice (fall back) is said the first time.
+        # [[reminder]]
+        # at = "09:00"
+        # days = "weekdays"
+        # say = "Stand-up meeting"
+        #
+        # [[reminder]]
+        # at = "17:00"
+        # say = "Feed the cat"
+        # append = true
+        # speaks-through = ["quiet"]
+        #
+        # [[reminder]]
+        # at = "08:00"
+        # dates = ["12-24"]
+        # clip = "sounds/carol.flac"
+
+        # Away days: reminders pause from 'from' to 'to' (both included); with clock = "silent"
+        # the time is not said either (default "speaks"). The away switch ('away on', Home
+        # Assistant's "Away") pauses reminders too.
+        # [[away]]
+        # from = "2026-08-01"
+        # to = "2026-08-14"
+        # clock = "speaks"
+
+        # The value a reminder says with {value}: the latest reading on an MQTT topic (a Home
+        # Assistant sensor's state), rounded, in "degrees" or "percent"; left out (with a log line)
+        # when older than max-age. Needs [mqtt].
+        # [value]
+        # topic = "homeassistant/sensor/outdoor_temperature/state"
+        # unit = "degrees"
+        # max-age = "1h"
 
         # Quiet hours: none by default. Remove the leading "# " of the two example windows at the
         # end to use them. Each [[quiet]] window has:

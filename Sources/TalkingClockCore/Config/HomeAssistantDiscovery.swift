@@ -117,7 +117,13 @@ public enum HomeAssistantDiscovery {
     /// The payload for one room. `topic` is the `[mqtt]` topic prefix. `chimes`: the chime styles
     /// the loaded pack can ring (the select offers only those, so Home Assistant cannot pick one the
     /// daemon would refuse); nil offers every style.
-    public static func payload(config: MQTTConfig, room: String, version: String, chimes: [String]? = nil) -> Payload {
+    ///
+    /// `reminders`: the room has reminders or away ranges (the away switch and the next-reminder
+    /// sensor are offered); `speak`: it can say new words (its pack names its synthesis engine, or
+    /// words go to speech-dispatcher), so the notify entities are offered.
+    public static func payload(
+        config: MQTTConfig, room: String, version: String, chimes: [String]? = nil, reminders: Bool = false, speak: Bool = false
+    ) -> Payload {
         let id = objectID(room: room)
         let base = "\(config.topic)/\(room)"
         let command = "\(base)/command"
@@ -133,6 +139,8 @@ public enum HomeAssistantDiscovery {
         var controls: [String: Component] = [:]
         for row in ControlCommand.all {
             guard let control = row.homeAssistant else { continue }
+            if row.word == "away" && !reminders { continue }
+            if case .notify = control, !speak { continue }
             switch control {
             case .button(let key, let name, let icon):
                 var c = entity(key, "button", name)
@@ -181,6 +189,14 @@ public enum HomeAssistantDiscovery {
                 c.val_tpl = stateTemplate
                 c.ent_cat = "config"
                 controls[key] = c
+            case .notify(let key, let name, let icon, let commandTemplate, let everyRoom):
+                // notify.send_message(message) publishes `command` rendered with the message as
+                // `value`: one room's command topic, or every room's (one instant for all).
+                var c = entity(key, "notify", name)
+                c.icon = icon
+                c.cmd_t = everyRoom ? "\(config.topic)/\(MQTTConfig.allRooms)/command" : command
+                c.cmd_tpl = commandTemplate
+                controls[key] = c
             }
         }
 
@@ -189,6 +205,17 @@ public enum HomeAssistantDiscovery {
         next.stat_t = state
         // "None" is how an MQTT sensor's template says "unknown" (no boundary armed).
         next.val_tpl = "{{ value_json.next.at if value_json.next else None }}"
+
+        // The next reminder: its instant (a timestamp) and, as attributes, its words.
+        var reminder = entity("next_reminder", "sensor", "Next reminder")
+        reminder.dev_cla = "timestamp"
+        reminder.icon = "mdi:bell-alert-outline"
+        reminder.stat_t = state
+        reminder.val_tpl = "{{ value_json.next_reminder.at if value_json.get('next_reminder') else None }}"
+        reminder.json_attr_t = state
+        reminder.json_attr_tpl =
+            "{{ {'text': (value_json.next_reminder.text if value_json.get('next_reminder') else none), "
+            + "'away': value_json.get('away')} | tojson }}"
 
         var onset = entity("onset_error", "sensor", "Last onset error")
         onset.icon = "mdi:timer-outline"
@@ -217,6 +244,8 @@ public enum HomeAssistantDiscovery {
         reply.stat_t = "\(base)/reply"
         reply.val_tpl = "{{ value[:255] }}"
 
+        var sensors = ["next": next, "onset_error": onset, "announcement": announced, "reply": reply]
+        if reminders { sensors["next_reminder"] = reminder }
         return Payload(
             dev: Device(
                 ids: [id], name: "Talking clock \(room)", mf: "talking-clock", mdl: "talking-clock daemon", sw: version,
@@ -224,6 +253,6 @@ public enum HomeAssistantDiscovery {
             o: Origin(name: "talking-clock", sw: version, url: supportURL),
             avty_t: "\(base)/availability",
             qos: 1,
-            cmps: controls.merging(["next": next, "onset_error": onset, "announcement": announced, "reply": reply]) { a, _ in a })
+            cmps: controls.merging(sensors) { a, _ in a })
     }
 }

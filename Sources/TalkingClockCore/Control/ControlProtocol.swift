@@ -15,8 +15,9 @@ import FoundationEssentials
 //   kind    = usage / muted / stale / pack / device / state / busy / internal  (one exit status each)
 //
 // Commands (case-insensitive, any runs of spaces or tabs between words):
-//   status | status json | say | say at <unix-seconds> | trigger | mute | mute for <duration> | mute until <HH:MM> |
-//   unmute | skip | unskip | announce <max-wait seconds> | chime <style> | volume <0-100> |
+//   status | status json | say | say at <unix-seconds> | speak <text> | speak at <unix-seconds> <text> | trigger |
+//   mute | mute for <duration> | mute until <HH:MM> | unmute | skip reminder | skip | unskip |
+//   announce <max-wait seconds> | chime <style> | volume <0-100> | reminders | reminders json | away on | away off |
 //   reload | help
 //
 // Every request line gets exactly one reply line; `status json` replies `ok {…}` on one line.
@@ -80,6 +81,31 @@ public struct ControlCommand: Sendable {
         ControlCommand("say at <unix-seconds>", "first sample at that instant, e.g. say at 1767225600.000: rooms in unison") {
             ControlRequest.parseSayAt($0)
         },
+        ControlCommand(
+            "speak <text>", "say these words now, in the pack's voice (its synthesis engine renders them)",
+            homeAssistant: .notify(key: "speak", name: "Speak", icon: "mdi:bullhorn", command: "speak {{ value }}", everyRoom: false)
+        ) { arguments in
+            guard let first = arguments.first, first.lowercased() != "at" else { return nil }
+            return ControlRequest.parseSpeakText(arguments, at: nil)
+        },
+        ControlCommand(
+            "speak at <unix-seconds> <text>", "the words with their first sample at that instant: rooms in unison",
+            homeAssistant: .notify(
+                key: "speak_everywhere", name: "Speak in every room", icon: "mdi:bullhorn-outline",
+                command: "speak at {{ (as_timestamp(now()) + \(Int(ControlRequest.speakEverywhereLead))) | round(0, 'ceil') | int }} {{ value }}",
+                everyRoom: true)
+        ) { arguments in
+            guard arguments.first?.lowercased() == "at" else { return nil }
+            guard arguments.count >= 3 else {
+                return .failure(ControlProtocolError("'speak at' needs an instant and the words, such as speak at 1767225600 Dinner is ready."))
+            }
+            switch ControlRequest.parseSayAt(Array(arguments.prefix(2))) {
+            case .success(.sayAt(let instant)): return ControlRequest.parseSpeakText(Array(arguments.dropFirst(2)), at: instant)
+            case .failure(let error):
+                return .failure(ControlProtocolError(error.message.replacing("'say' takes nothing or 'at <unix-seconds>'", with: "'speak at' takes <unix-seconds> then the words")))
+            default: return nil
+            }
+        },
         ControlCommand("trigger", "a boundary is near: announce it on time", .trigger),
         ControlCommand(
             "mute", "until unmute",
@@ -122,10 +148,23 @@ public struct ControlCommand: Sendable {
             }
         },
         ControlCommand("unmute", "", homeAssistant: .switchOff(key: "mute"), .unmute),
+        ControlCommand("skip reminder", "leave out the next reminder") { arguments in
+            guard arguments.first?.lowercased() == "reminder" else { return nil }
+            guard arguments.count == 1 else {
+                return .failure(ControlProtocolError("'skip reminder' takes nothing more, not '\(arguments.dropFirst().joined(separator: " "))'."))
+            }
+            return .success(.skipReminder)
+        },
         ControlCommand(
             "skip", "cut the announcement playing now, or leave out the next one",
-            homeAssistant: .button(key: "skip", name: "Skip the next announcement", icon: "mdi:skip-next"), .skip),
-        ControlCommand("unskip", "take back a pending skip", .unskip),
+            homeAssistant: .button(key: "skip", name: "Skip the next announcement", icon: "mdi:skip-next")
+        ) { arguments in
+            guard arguments.isEmpty else {
+                return .failure(ControlProtocolError("'skip' takes nothing or 'reminder', not '\(arguments.joined(separator: " "))'."))
+            }
+            return .success(.skip)
+        },
+        ControlCommand("unskip", "take back a pending skip (of an announcement or a reminder)", .unskip),
         ControlCommand("announce <max-wait seconds>", "as 'announce --next': reply once the next boundary is spoken") { arguments in
             guard arguments.count == 1, let seconds = Int(arguments[0]), seconds >= 0, seconds <= 86_400 else {
                 return .failure(
@@ -163,6 +202,25 @@ public struct ControlCommand: Sendable {
             }
             return .success(.volume(percent))
         },
+        ControlCommand("reminders", "the reminders and when each is next said") { $0.isEmpty ? .success(.reminders) : nil },
+        ControlCommand("reminders json", "the same as JSON") { arguments in
+            if arguments.count == 1 && arguments[0].lowercased() == "json" { return .success(.remindersJSON) }
+            return .failure(ControlProtocolError("'reminders' takes no argument or 'json', not '\(arguments.joined(separator: " "))'."))
+        },
+        ControlCommand(
+            "away on", "reminders pause until 'away off' (the clock still speaks)",
+            homeAssistant: .switchOn(
+                key: "away", name: "Away", icon: "mdi:bag-suitcase", state: "{{ 'ON' if value_json.away_switch else 'OFF' }}")
+        ) { arguments in
+            guard arguments.count == 1, arguments[0].lowercased() == "on" else { return nil }
+            return .success(.away(true))
+        },
+        ControlCommand("away off", "reminders are said again", homeAssistant: .switchOff(key: "away")) { arguments in
+            guard arguments.count == 1, arguments[0].lowercased() == "off" else {
+                return .failure(ControlProtocolError("'away' takes 'on' or 'off', not '\(arguments.joined(separator: " "))'."))
+            }
+            return .success(.away(false))
+        },
         ControlCommand("reload", "re-read the config and the pack", .reload),
         ControlCommand("help", "", .help),
     ]
@@ -189,6 +247,9 @@ public enum HomeAssistantControl: Sendable, Equatable {
     case number(key: String, name: String, icon: String, command: String, state: String, range: NumberRange)
     /// A select of the chime styles the pack rings.
     case select(key: String, name: String, icon: String, command: String, state: String)
+    /// A notify entity: Home Assistant's `notify.send_message` renders `command` with the message
+    /// as `value`; `everyRoom` sends it to every room's command topic.
+    case notify(key: String, name: String, icon: String, command: String, everyRoom: Bool)
 
     /// The entity's platform ("button", "switch", "number", "select").
     public var platform: String {
@@ -197,6 +258,7 @@ public enum HomeAssistantControl: Sendable, Equatable {
         case .switchOn, .switchOff: "switch"
         case .number: "number"
         case .select: "select"
+        case .notify: "notify"
         }
     }
 }
@@ -209,6 +271,17 @@ public enum ControlRequest: Hashable, Sendable {
     case statusJSON
     /// Speak the current time now.
     case say
+    /// Say these words (rendered by the pack's synthesis engine), now or with the first sample at
+    /// the instant (as `sayAt`).
+    case speak(text: String, at: Double?)
+    /// The reminders, on one line.
+    case reminders
+    /// The same as JSON (`RemindersReport`).
+    case remindersJSON
+    /// Leave out the next reminder.
+    case skipReminder
+    /// The away switch: reminders pause (on) or are said again (off).
+    case away(Bool)
     /// Speak the time with the first sample at this instant (seconds since the epoch on the
     /// daemon's clock, to the millisecond): what `say --everywhere` sends so that every room
     /// speaks in unison. Spoken at once if it passed less than `late-limit` ago; refused if it
@@ -251,6 +324,20 @@ public enum ControlRequest: Hashable, Sendable {
     /// How far ahead a `say at` may be, in seconds.
     public static let sayAtHorizon = 30.0
 
+    /// How far ahead Home Assistant's "Speak in every room" puts the instant: time for each room to
+    /// render the words and open its device.
+    public static let speakEverywhereLead = 3.0
+
+    /// The words of a `speak`: at least one, plain text (any language: UTF-8 without control
+    /// characters).
+    static func parseSpeakText(_ words: [String], at instant: Double?) -> Result<ControlRequest, ControlProtocolError> {
+        let text = words.joined(separator: " ")
+        guard !text.isEmpty else {
+            return .failure(ControlProtocolError("'speak' needs the words to say, such as speak Dinner is ready."))
+        }
+        return .success(.speak(text: text, at: instant))
+    }
+
     /// The longest request line in bytes, including its newline.
     public static let maximumLineLength = 512
 
@@ -275,6 +362,20 @@ public enum ControlRequest: Hashable, Sendable {
                     "the request is longer than \(maximumLineLength - 1) bytes; send one of: "
                         + "\(commands.joined(separator: ", "))."
                 ))
+        }
+        // `speak` carries words in any language: UTF-8 without control characters.
+        if let text = String(validating: bytes, as: UTF8.self), text.lowercased().hasPrefix("speak"),
+            text.unicodeScalars.allSatisfy({ $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) || $0 == "\t" }),
+            !text.unicodeScalars.contains(where: { $0 == "\u{2028}" || $0 == "\u{2029}" })
+        {
+            let parts = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+            if let first = parts.first, first.lowercased() == "speak" {
+                let arguments = Array(parts.dropFirst())
+                for row in ControlCommand.all where row.word == "speak" {
+                    if let result = row.read(arguments) { return result }
+                }
+                return .failure(ControlProtocolError("'speak' needs the words to say, such as speak Dinner is ready."))
+            }
         }
         // Printable ASCII and tab only: anything else is a binary client or a wrong socket.
         guard bytes.allSatisfy({ ($0 >= 0x20 && $0 < 0x7F) || $0 == 0x09 }) else {
