@@ -11,6 +11,9 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <malloc.h>
+#include <dlfcn.h>
+#include <elf.h>
+#include <stdint.h>
 
 /* struct ucred needs _GNU_SOURCE; this has the same layout (pid, uid, gid). */
 struct tc_peer_credentials { int pid; unsigned int uid; unsigned int gid; };
@@ -30,4 +33,34 @@ static inline size_t tc_heap_in_use_bytes(void) {
 }
 
 static inline int tc_sigprocmask_block(const sigset_t *set) { return sigprocmask(SIG_BLOCK, set, 0); }
+
+/* dl_iterate_phdr (link.h declares it only under _GNU_SOURCE): each loaded object's base address,
+   name and program headers, while the dynamic loader's list lock is held, so no object is added to
+   or removed from the list during the walk. The struct is the start of glibc's dl_phdr_info (the
+   callback's size argument says how much of it there is). */
+struct tc_loaded_object_info {
+    uintptr_t base;
+    const char *name;
+    const Elf64_Phdr *phdr;
+    Elf64_Half phnum;
+};
+extern int tc_dl_iterate_phdr(int (*callback)(struct tc_loaded_object_info *, size_t, void *), void *data)
+    __asm__("dl_iterate_phdr");
+
+/* The walk, one Swift closure per object: `body(object, index, context)`; index 0 is the program. */
+struct tc_object_walk {
+    void (*body)(const struct tc_loaded_object_info *, int, void *);
+    void *context;
+    int index;
+};
+static inline int tc_object_walk_step(struct tc_loaded_object_info *info, size_t size, void *data) {
+    struct tc_object_walk *walk = (struct tc_object_walk *)data;
+    (void)size;
+    walk->body(info, walk->index++, walk->context);
+    return 0;
+}
+static inline void tc_each_loaded_object(void (*body)(const struct tc_loaded_object_info *, int, void *), void *context) {
+    struct tc_object_walk walk = { body, context, 0 };
+    tc_dl_iterate_phdr(tc_object_walk_step, &walk);
+}
 #endif

@@ -76,7 +76,7 @@ final class ControlSocketTests: XCTestCase {
 
     func testProtocolAnswersEveryLineAndSurvivesGarbage() throws {
         XCTAssertTrue(try raw("status\n").hasPrefix("ok driver external;"))
-        XCTAssertEqual(try raw("bogus\n"), "error usage: unknown command 'bogus'; commands: status, status json, say, say at <unix-seconds>, trigger, mute, mute for <duration>, mute until <HH:MM>, unmute, skip, unskip, announce <max-wait seconds>, chime <style>, volume <0-100>, reload, help.\n")
+        XCTAssertEqual(try raw("bogus\n"), "error usage: unknown command 'bogus'; commands: status, status json, say, say at <unix-seconds>, speak <text>, speak at <unix-seconds> <text>, trigger, mute, mute for <duration>, mute until <HH:MM>, unmute, skip reminder, skip, unskip, announce <max-wait seconds>, chime <style>, volume <0-100>, reminders, reminders json, away on, away off, reload, help.\n")
         XCTAssertTrue(try raw("", bytes: [0, 1, 2, 0xFF, 10]).hasPrefix("error usage: the request contains non-text bytes"))
         XCTAssertTrue(try raw("\n", bytes: [UInt8](repeating: 65, count: 100_000)).hasPrefix("error usage: request too long"))
         // Three requests in one write get three replies, in order.

@@ -160,7 +160,7 @@ final class DateValueTests: XCTestCase {
         XCTAssertEqual(r.status, ExitStatus.badInput.rawValue)
         XCTAssertEqual(
             r.stderr,
-            "talking-clock: --all-languages checks each language with the pack named after it and reads no config; it cannot be combined with --config, --pack, --language, --phrasing or --device.\n"
+            "talking-clock: --all-languages checks each language with the pack named after it and reads no config; it cannot be combined with --config, --pack, --language, --phrasing, --device or --render.\n"
         )
     }
 }
