@@ -188,5 +188,42 @@ final class EngineShellTests: BrokerTestCase {
         XCTAssertEqual(second.status, 75, second.stderr)
         XCTAssertTrue(second.stderr.contains("Another talking-clock daemon is already running"), second.stderr)
     }
+
+    /// The same with a runtime directory each (issue 29, item 9): the runtime directories' locks
+    /// differ, so the state directory's name is held in the kernel instead (an abstract socket),
+    /// and the second daemon is refused all the same. Before, both started and both spoke.
+    func testAnUnusableStateDirectoryAllowsOneDaemonWhateverTheRuntimeDirectory() throws {
+        let blocked = dir.appendingPathComponent("not-a-directory")
+        try "x".write(to: blocked, atomically: true, encoding: .utf8)
+        let state = blocked.appendingPathComponent("state").path  // under a file: can never be made
+        func environment(_ runtime: String) throws -> [String: String] {
+            let url = dir.appendingPathComponent(runtime)
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            chmod(url.path, 0o700)
+            return ["XDG_RUNTIME_DIR": url.path, "XDG_CONFIG_HOME": dir.appendingPathComponent("cfg").path]
+        }
+        let first = try DaemonProcess(
+            ["run", "--pack", packPath, "--tz", "UTC", "--device", "null", "--state-dir", state],
+            socket: dir.appendingPathComponent("a/control.sock").path, environment: try environment("runtime-a"),
+            logURL: dir.appendingPathComponent("first.log"))
+        daemons.append(first)
+        XCTAssertTrue(first.log.contains("state directory unusable"), first.log)
+        let second = try BinaryRunner.run(
+            ["run", "--pack", packPath, "--tz", "UTC", "--device", "null", "--state-dir", state, "--socket",
+             dir.appendingPathComponent("b/control.sock").path],
+            environment: try environment("runtime-b"), timeout: 20, stopAfter: 5)
+        XCTAssertEqual(second.status, 75, second.stderr)
+        XCTAssertTrue(
+            second.stderr.contains("Another talking-clock daemon is already running with the state directory \(state), which cannot be opened"),
+            second.stderr)
+        // Once the first has gone, the name is free: a new one starts.
+        first.stop()
+        let third = try DaemonProcess(
+            ["run", "--pack", packPath, "--tz", "UTC", "--device", "null", "--state-dir", state],
+            socket: dir.appendingPathComponent("c/control.sock").path, environment: try environment("runtime-c"),
+            logURL: dir.appendingPathComponent("third.log"))
+        daemons.append(third)
+        XCTAssertTrue(third.log.contains("state directory unusable"), third.log)
+    }
 }
 
