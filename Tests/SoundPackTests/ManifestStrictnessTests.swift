@@ -7,7 +7,7 @@ import XCTest
 /// file, the key and the closest known key.
 final class ManifestStrictnessTests: XCTestCase {
     let path = "/packs/p/pack.json"
-    let top = "Known keys: format, name, description, license, language, phrasings, sample_rate, channels, spacing, clips, bells, chimes."
+    let top = "Known keys: format, name, description, license, language, phrasings, sample_rate, channels, synthesis, spacing, clips, bells, chimes."
 
     func refusal(_ json: String) -> String? {
         do {
@@ -65,7 +65,8 @@ final class ManifestStrictnessTests: XCTestCase {
     func testEveryDocumentedKeyIsAccepted() throws {
         let json = """
             { "format": 1, "name": "p", "description": "d", "license": "l", "sample_rate": 8000, "channels": 1,
-              "spacing": { "word_gap_ms": 0, "lead_in_gap_ms": 0, "chime_gap_ms": -2500 },
+              "synthesis": { "engine": "piper", "voice": "v", "model": "m.onnx" },
+              "spacing": { "word_gap_ms": 0, "lead_in_gap_ms": 0, "chime_gap_ms": -2500, "word_overlap_ms": 0 },
               "clips": { "one": "one.wav", "any-clip-id": "x.wav" },
               "bells": { "quarter": ["one", "one", "one", "one"], "hour": "one", "ship": "one" },
               "chimes": { "beat_ms": 750, "hour_after_ms": 3000, "strike_interval_ms": 2500, "ship_strike_ms": 600,
