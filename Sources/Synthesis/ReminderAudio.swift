@@ -31,13 +31,24 @@ public struct ReminderAudio: Sendable {
         var result = ReminderAudio()
         let voice = SynthesisVoice.of(pack: pack)
         result.synthesizer = voice.map { Synthesizer(voice: $0, cache: cache) }
-        let problems = config.wordProblems(available: pack.clipIds, pack: pack.name, directory: pack.directory.path)
+        // With voice-output = "speech-dispatcher" the words (texts, the time, the date, a value)
+        // are handed over as text at their instant: nothing is rendered, no date words are needed.
+        let handsOver = config.voiceOutput == .speechDispatcher
+        let problems = handsOver ? [] : config.wordProblems(available: pack.clipIds, pack: pack.name, directory: pack.directory.path)
         if let first = problems.first { throw SynthesisError(first) }
         for reminder in config.reminders {
             switch reminder.content {
             case .clip(let path):
-                let full = path.hasPrefix("/") ? path : configDirectory + "/" + path
+                // A relative path is read from the config file's directory ("" for a config named
+                // without one, `--config config.toml`: the working directory, not "/").
+                let full = path.hasPrefix("/") ? path : (configDirectory.isEmpty ? "." : configDirectory) + "/" + path
                 let id = "recording:" + full
+                guard FileManager.default.fileExists(atPath: full) else {
+                    throw SynthesisError(
+                        "\(reminder.origin): 'clip' in [[reminder]] is \"\(path)\", but there is no file \(full)"
+                            + (path.hasPrefix("/") ? "" : " (a relative clip is read from the config file's directory)")
+                            + "; give the path of a WAV, FLAC or Ogg recording, or say = \"…\" instead.")
+                }
                 let decoded: ClipAudio
                 do throws(PackError) { decoded = try ClipDecoder.decode(path: full, clip: "the reminder recording") } catch {
                     throw SynthesisError(
@@ -48,6 +59,7 @@ public struct ReminderAudio: Sendable {
                 result.recordings[path] = id
                 result.audio[id] = audio
             case .text(let template):
+                if handsOver { continue }
                 for text in template.texts where result.texts[text] == nil {
                     guard let synthesizer = result.synthesizer else {
                         throw SynthesisError(

@@ -26,7 +26,7 @@ struct CLIError: Error, CustomStringConvertible {
 struct TalkingClock: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "talking-clock",
-        abstract: "A talking clock: speaks the time every quarter hour through ALSA.",
+        abstract: "A talking clock: speaks the time every quarter hour (or any interval, see config-example) and your reminders, through ALSA.",
         discussion: """
             Exit codes:
             \(ExitStatus.table)

@@ -121,6 +121,10 @@ struct Check: ParsableCommand {
         if texts > 0, let synthesizer = audio.synthesizer {
             said.append("\(texts) text\(texts == 1 ? "" : "s") rendered by \(synthesizer.voice) (\(synthesizer.voice.source) names it)")
         }
+        if config.voiceOutput == .speechDispatcher {
+            let handed = config.reminders.filter { if case .text = $0.content { return true } else { return false } }.count
+            if handed > 0 { said.append("\(handed) text\(handed == 1 ? "" : "s") handed to speech-dispatcher at \(handed == 1 ? "its" : "their") instant") }
+        }
         if recordings > 0 { said.append("\(recordings) recording\(recordings == 1 ? "" : "s") decode") }
         if config.date == .first { said.append("the date can be said with the first announcement of each day") }
         print("ok: \(config.reminders.count) reminder\(config.reminders.count == 1 ? "" : "s")" + (said.isEmpty ? "." : ": " + said.joined(separator: "; ") + "."))

@@ -122,16 +122,19 @@ struct Schedule: ParsableCommand {
                 entry.showTime = wantsTime
                 var said: [String] = []
                 var gains: [Float] = []
+                var silent: [(words: String, reason: String)] = []
                 for i in due {
                     let reminder = settings.reminders[i]
-                    if case .speak(_, let gain) = AnnouncementScheduler.reminderDecision(
-                        reminder, instant: boundary, in: zone, config: settings)
-                    {
+                    switch AnnouncementScheduler.reminderDecision(reminder, instant: boundary, in: zone, config: settings) {
+                    case .speak(_, let gain):
                         said.append(Self.words(of: reminder, at: entry.local, config: settings))
                         gains.append(gain)
+                    case .silent(let reason):
+                        silent.append((Self.words(of: reminder, at: entry.local, config: settings), reason.rawValue))
                     }
                 }
                 entry.reminders = said
+                entry.leftOut = silent
                 entry.kind = wantsTime ? (due.isEmpty ? "time" : "time+reminder") : "reminder"
                 if !wantsTime {
                     // No time: the reminders decide (a skip says why the first one is silent).
@@ -140,17 +143,21 @@ struct Schedule: ParsableCommand {
                         entry.reason = nil
                         entry.volume = Int((gain * 100).rounded())
                         entry.plan = nil
-                    } else if let first = due.first,
-                        case .silent(let reason) = AnnouncementScheduler.reminderDecision(
-                            settings.reminders[first], instant: boundary, in: zone, config: settings)
-                    {
+                    } else if let first = silent.first {
+                        // Skipped: the words it would have said, and why the first is silent.
                         entry.decision = "skip"
-                        entry.reason = reason.rawValue
+                        entry.reason = first.reason
                         entry.volume = nil
+                        entry.reminders = silent.map(\.words)
+                        entry.leftOut = []
                     }
                 } else if let gain = gains.max() {
                     if entry.decision == "skip" {
+                        // The time is silent (quiet hours, away) and a reminder speaks through it:
+                        // the reminder alone is said, as the daemon says it.
                         entry.decision = "speak"
+                        entry.timeLeftOut = entry.reason
+                        entry.showTime = false
                         entry.plan = nil
                     }
                     entry.volume = max(entry.volume ?? 0, Int((gain * 100).rounded()))
@@ -219,6 +226,10 @@ struct Schedule: ParsableCommand {
         var showVolume = false
         /// What lowered the volume, in words ("quiet hours" unless said otherwise).
         var loweredBy = "quiet hours"
+        /// Reminders due here that stay silent (away, quiet hours), with why, on a line that speaks.
+        var leftOut: [(words: String, reason: String)] = []
+        /// Why the time is not said on a line whose reminder speaks through it.
+        var timeLeftOut: String?
 
         static func spoken(
             local: LocalDateTime, style: AnnouncementStyle, gain: Float, plan: AnnouncementPlan, config: Config
@@ -247,9 +258,13 @@ struct Schedule: ParsableCommand {
         func text(chime: ChimeStyle, phrase: PhraseStyle) -> String {
             var line = "\(local.rfc3339)  " + (kind.map { "\($0): " } ?? "") + words(phrase)
             guard let volume else { return line + "  skipped: \(reason ?? "")\n" }
+            let notes =
+                (timeLeftOut.map { ["the time skipped: \($0)"] } ?? [])
+                + leftOut.map { "left out: \"\($0.words)\": \($0.reason)" }
+            let leftOutText = notes.isEmpty ? "" : "  (" + notes.joined(separator: "; ") + ")"
             guard let plan else {
                 // A reminder alone (or the time silenced and a reminder said through it).
-                return line + (showVolume || lowered ? "  volume \(volume)%" : "") + "\n"
+                return line + (showVolume || lowered ? "  volume \(volume)%" : "") + leftOutText + "\n"
             }
             line += "  [\(Support.clipList(plan.clips))]"
             if !plan.chime.isEmpty {
@@ -270,7 +285,7 @@ struct Schedule: ParsableCommand {
             case (false, true): line += "  (volume \(volume)%: \(loweredBy))"
             case (false, false): if showVolume { line += "  volume \(volume)%" }
             }
-            return line + "\n"
+            return line + leftOutText + "\n"
         }
 
         /// One line of `schedule --json`: a `ScheduleEntryReport` encoded by `JSONEncoder`.
