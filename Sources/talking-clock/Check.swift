@@ -113,7 +113,8 @@ struct Check: ParsableCommand {
                 cache: UserPaths.cacheDirectory(), clipID: { "text:" + $0 })
         } catch {
             print("problem: \(error.description)")
-            throw CLIError(.packError, "a reminder cannot be said.")
+            throw CLIError(
+                .packError, config.reminders.isEmpty ? "the date cannot be said (date = \"first\")." : "the reminders or the date cannot be said as configured (the problem above).")
         }
         let texts = audio.texts.count
         let recordings = audio.recordings.count
