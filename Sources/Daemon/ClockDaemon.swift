@@ -144,6 +144,9 @@ public final class ClockDaemon {
         // A simulated clock: the real instant it read its start, so each simulated boundary's real
         // instant is known (start + (boundary - fake start) / rate).
         if let real = ports.simulatedClockStart { started["clock_started_at"] = Format.fixed(real, 6) }
+        // The rhythm beyond the base interval: its windows, and how many reminders it keeps.
+        if !engine.config.windows.isEmpty { started["windows"] = engine.config.windows.map(\.description).joined(separator: "; ") }
+        if !engine.config.reminders.isEmpty { started["reminders"] = "\(engine.config.reminders.count)" }
         logger.info("started", metadata: started)
         if !options.oneShot { ports.courtesy.repairAtStart() }
         driver.send(.start)

@@ -239,9 +239,12 @@ final class HostileClientTests: XCTestCase {
         XCTAssertLessThan(maxRSS - rss0, 16_000, "kB")
 
         // The stalled clients are dropped 10 s after their last byte, and their descriptors freed.
+        // The daemon may hold the sound device open now and not at the start (it opens it ahead
+        // of the boundary, and keeps it between announcements): up to 8 descriptors of
+        // PulseAudio's (socket, shared memory, events) allowed, far fewer than the 40 stalled.
         let deadline = stalledAt.addingTimeInterval(20)
-        while d.openDescriptors > fd0 && Date() < deadline { usleep(50_000) }
-        XCTAssertLessThanOrEqual(d.openDescriptors, fd0, "stalled clients dropped")
+        while d.openDescriptors > fd0 + 8 && Date() < deadline { usleep(50_000) }
+        XCTAssertLessThanOrEqual(d.openDescriptors, fd0 + 8, "stalled clients dropped")
         for fd in stallers {
             var byte: UInt8 = 0
             XCTAssertEqual(recv(fd, &byte, 1, Int32(MSG_DONTWAIT)), 0, "the daemon hung up on a stalled client")

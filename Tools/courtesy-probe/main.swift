@@ -5,7 +5,7 @@
 //   courtesy-probe look [--budget S] [--repeat N]          N looks (default 1): the last findings as
 //                                                          JSON, then "ms median M max X" over the N
 //                  [--idle S]                            then S seconds idle: "idle wakeups N" (context
-//                                                          switches of every thread of the process)
+//                                                          voluntary switches of every thread of the process)
 //   courtesy-probe say TEXT                                TEXT to speech-dispatcher at priority message
 import JSON
 import Courtesy
@@ -39,7 +39,9 @@ func contextSwitches() -> [String: Int] {
     for task in tasks {
         let status = (try? String(contentsOfFile: "/proc/self/task/\(task)/status", encoding: .utf8)) ?? ""
         var total = 0
-        for line in status.split(separator: "\n") where line.contains("ctxt_switches") {
+        // Voluntary switches only: a wake-up sleeps again by choice; an involuntary switch is a
+        // running thread preempted (the main thread at its own wake-up, on a busy machine).
+        for line in status.split(separator: "\n") where line.hasPrefix("voluntary_ctxt_switches") {
             let number = line.split(separator: ":").last.map { $0.filter { $0 != " " && $0 != "\t" } } ?? ""
             total += Int(number) ?? 0
         }
