@@ -157,7 +157,7 @@ let package = Package(
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "EventLoop", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
         .testTarget(name: "SnapcastOutputTests", dependencies: ["SnapcastOutput", "Outputs", "Playback", "SoundPack", "TestSupport"]),
-        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "ConfigFiles", "ClockEngine", "EventLoop", "Playback", "TestSupport"]),
+        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "Synthesis", "ConfigFiles", "ClockEngine", "EventLoop", "Playback", "TestSupport"]),
         .testTarget(name: "ClockEngineTests", dependencies: ["ClockEngine", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["SoundPack", "TestSupport"]),
         .testTarget(name: "SoundServerTests", dependencies: ["SoundServer", "TestSupport"]),

@@ -299,7 +299,8 @@ public struct Synthesizer: Sendable {
         case .signalled(let signal):
             throw SynthesisError("\(voice) was killed by signal \(signal) while rendering \"\(text)\"")
         case .timedOut:
-            throw SynthesisError("\(voice) did not finish \"\(text)\" within \(Int(timeout)) s and was stopped")
+            throw SynthesisError(
+                "\(voice) did not finish \"\(text)\" within \(Format.fixed(timeout, timeout == timeout.rounded() ? 0 : 1)) s and was stopped")
         case .failed(let why):
             throw SynthesisError("\(arguments[0]) could not be started (\(why))")
         }
