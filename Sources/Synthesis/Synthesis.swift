@@ -216,6 +216,7 @@ public struct Synthesizer: Sendable {
             let label = cache.appendingPathComponent("\(key.hex).key").path
             if rename(wav, final) == 0 {
                 try? key.text.write(toFile: label, atomically: true, encoding: .utf8)
+                Self.prune(cache)
             }
         }
         return Self.prepare(audio, format: format)
@@ -247,7 +248,39 @@ public struct Synthesizer: Sendable {
     static func cached(_ cache: URL, key: Key, voice: SynthesisVoice, text: String) -> ClipAudio? {
         let label = cache.appendingPathComponent("\(key.hex).key").path
         guard let stored = try? String(contentsOfFile: label, encoding: .utf8), stored == key.text else { return nil }
-        return try? ClipDecoder.decode(path: cache.appendingPathComponent("\(key.hex).wav").path, clip: "cached speech")
+        let wav = cache.appendingPathComponent("\(key.hex).wav").path
+        guard let audio = try? ClipDecoder.decode(path: wav, clip: "cached speech") else { return nil }
+        // Used now: the pruning below keeps what is used and lets go of what is not.
+        _ = utimensat(AT_FDCWD, wav, nil, 0)
+        return audio
+    }
+
+    /// The most the speech cache keeps: renderings beyond it, least recently used first, are
+    /// deleted after each new one. Reminders are read at every start and reload, so they stay;
+    /// one-off `speak` texts (a Home Assistant notification each day) do not pile up on an SD card.
+    public static let cacheLimit = (entries: 256, bytes: 64 << 20)
+
+    /// Deletes the least recently used renderings until the cache is within `limit`. Errors (a file
+    /// gone meanwhile, another daemon pruning too) only mean less is deleted.
+    static func prune(_ cache: URL, limit: (entries: Int, bytes: Int) = cacheLimit) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: cache.path) else { return }
+        var entries: [(hex: String, used: Int, bytes: Int)] = []
+        for name in names where name.hasSuffix(".wav") && !name.hasSuffix(".part.wav") {
+            var st = stat()
+            guard stat(cache.appendingPathComponent(name).path, &st) == 0 else { continue }
+            entries.append((String(name.dropLast(4)), st.st_mtim.tv_sec * 1_000_000_000 + st.st_mtim.tv_nsec, Int(st.st_size)))
+        }
+        entries.sort { $0.used > $1.used }  // newest first
+        var count = 0
+        var total = 0
+        for entry in entries {
+            count += 1
+            total += entry.bytes
+            // The newest one always stays, whatever its size.
+            guard count > 1, count > limit.entries || total > limit.bytes else { continue }
+            unlink(cache.appendingPathComponent(entry.hex + ".wav").path)
+            unlink(cache.appendingPathComponent(entry.hex + ".key").path)
+        }
     }
 
     /// Trimmed of silence at both ends and converted to `format`.

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Playback
-import Synthesis
+@testable import Synthesis
 import TalkingClockCore
 import TestSupport
 import XCTest
@@ -130,5 +130,33 @@ final class SynthesisEngineTests: XCTestCase {
         // Nothing half-made is left in the cache.
         let left = (try? FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("cache/speech").path)) ?? []
         XCTAssertEqual(left.filter { $0.hasSuffix(".wav") || $0.hasSuffix(".txt") }, [], "\(left)")
+    }
+
+    /// The cache keeps what is used: the least recently used renderings go first when it is over
+    /// its bound, a rendering read from it counts as used, and the newest always stays.
+    func testTheCacheLetsGoOfWhatIsNotUsed() throws {
+        try installPiper(writesTone)
+        let cacheRoot = dir.appendingPathComponent("cache")
+        let synthesizer = Synthesizer(voice: try piperVoice(), cache: cacheRoot)
+        let cache = cacheRoot.appendingPathComponent("speech")
+        let format = StreamFormat(sampleRate: 22050, channels: 1)
+        for text in ["alpha", "bravo", "charlie", "delta"] { _ = try synthesizer.render(text, format: format) }
+        XCTAssertEqual(runs(), 4)
+        usleep(20_000)
+        _ = try synthesizer.render("alpha", format: format)  // from the cache: used again
+        XCTAssertEqual(runs(), 4)
+        Synthesizer.prune(cache, limit: (entries: 3, bytes: 1 << 30))
+        let wavs = try FileManager.default.contentsOfDirectory(atPath: cache.path).filter { $0.hasSuffix(".wav") }
+        XCTAssertEqual(wavs.count, 3)
+        for text in ["alpha", "charlie", "delta"] { _ = try synthesizer.render(text, format: format) }
+        XCTAssertEqual(runs(), 4, "the three used most recently stayed")
+        _ = try synthesizer.render("bravo", format: format)
+        XCTAssertEqual(runs(), 5, "the least recently used was let go, and is rendered again")
+        // By size: a bound smaller than one rendering keeps only the newest.
+        Synthesizer.prune(cache, limit: (entries: 100, bytes: 1))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: cache.path).filter { $0.hasSuffix(".wav") }.count, 1)
+        _ = try synthesizer.render("bravo", format: format)
+        XCTAssertEqual(runs(), 5, "the newest stayed")
+        XCTAssertEqual(Synthesizer.cacheLimit.entries, 256)
     }
 }
