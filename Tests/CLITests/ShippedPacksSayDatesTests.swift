@@ -39,8 +39,8 @@ final class ShippedPacksSayDatesTests: XCTestCase {
         }
         guard anyDateWord else {
             throw XCTSkip(
-                "No shipped pack holds the words of dates yet: scripts/make-pack --language TAG adds them (branch lang-audio); "
-                    + "then every pack must say every date and value.")
+                "No shipped pack holds the words of dates yet (issue 28: scripts/make-pack does not make them; "
+                    + "record-pack DIR --dates / --values adds them to a pack of one's own); once one does, every pack must say every date and value.")
         }
         for (language, pack) in packs {
             let report = pack.checkDatesAndValues(language: language)
