@@ -311,6 +311,11 @@ struct ConfigReader {
         ConfigError(source: source, line: entry.position.line, key: key ?? entry.key, message: message)
     }
 
+    /// A key that `table` must have and does not: the error at the table's line, saying what to add.
+    func missing(_ table: TOMLTable, key: String, _ message: String) -> ConfigError {
+        ConfigError(source: source, line: table.position.line, key: key, message: message)
+    }
+
     func unknownKey(_ entry: TOMLTable.Entry, known: [String], section: String?) -> ConfigError {
         let within = section.map { " in \($0)" } ?? ""
         var message = "unknown key \(shown(entry.key))\(within)"
@@ -514,16 +519,11 @@ struct ConfigReader {
             default: throw unknownKey(entry, known: Config.quietKeys, section: section)
             }
         }
-        let line = table.position.line
         guard let from else {
-            throw ConfigError(
-                source: source, line: line, key: "quiet.from",
-                message: "the \(section) window has no 'from' time; add one such as from = \"22:00\" (24-hour HH:MM).")
+            throw missing(table, key: "quiet.from", "the \(section) window has no 'from' time; add one such as from = \"22:00\" (24-hour HH:MM).")
         }
         guard let to else {
-            throw ConfigError(
-                source: source, line: line, key: "quiet.to",
-                message: "the \(section) window has no 'to' time; add one such as to = \"07:00\" (24-hour HH:MM).")
+            throw missing(table, key: "quiet.to", "the \(section) window has no 'to' time; add one such as to = \"07:00\" (24-hour HH:MM).")
         }
         if from.minute == to.minute {
             throw fail(

@@ -100,21 +100,14 @@ extension ConfigReader {
                 default: throw unknownKey(e, known: Config.windowKeys, section: section)
                 }
             }
-            let line = table.position.line
             guard let from else {
-                throw ConfigError(
-                    source: source, line: line, key: "window.from",
-                    message: "the \(section) has no 'from' time; add one such as from = \"08:00\" (24-hour HH:MM).")
+                throw missing(table, key: "window.from", "the \(section) has no 'from' time; add one such as from = \"08:00\" (24-hour HH:MM).")
             }
             guard let to else {
-                throw ConfigError(
-                    source: source, line: line, key: "window.to",
-                    message: "the \(section) has no 'to' time; add one such as to = \"09:00\" (24-hour HH:MM).")
+                throw missing(table, key: "window.to", "the \(section) has no 'to' time; add one such as to = \"09:00\" (24-hour HH:MM).")
             }
             guard let interval else {
-                throw ConfigError(
-                    source: source, line: line, key: "window.interval",
-                    message: "the \(section) has no 'interval'; add one such as interval = \"5m\" (every 5 minutes within the window).")
+                throw missing(table, key: "window.interval", "the \(section) has no 'interval'; add one such as interval = \"5m\" (every 5 minutes within the window).")
             }
             if from == to.minute {
                 throw fail(
@@ -156,9 +149,7 @@ extension ConfigReader {
             }
             let line = table.position.line
             guard let times else {
-                throw ConfigError(
-                    source: source, line: line, key: "reminder.at",
-                    message: "the \(section) has no 'at' time; add one such as at = \"09:00\", or several: at = [\"09:00\", \"13:00\"].")
+                throw missing(table, key: "reminder.at", "the \(section) has no 'at' time; add one such as at = \"09:00\", or several: at = [\"09:00\", \"13:00\"].")
             }
             if let days, dates != nil {
                 throw fail(
@@ -304,16 +295,11 @@ extension ConfigReader {
                 default: throw unknownKey(e, known: Config.awayKeys, section: section)
                 }
             }
-            let line = table.position.line
             guard let from else {
-                throw ConfigError(
-                    source: source, line: line, key: "away.from",
-                    message: "the \(section) range has no 'from' date; add one such as from = \"2026-08-01\" (the first day away).")
+                throw missing(table, key: "away.from", "the \(section) range has no 'from' date; add one such as from = \"2026-08-01\" (the first day away).")
             }
             guard let to else {
-                throw ConfigError(
-                    source: source, line: line, key: "away.to",
-                    message: "the \(section) range has no 'to' date; add one such as to = \"2026-08-14\" (the last day away, included).")
+                throw missing(table, key: "away.to", "the \(section) range has no 'to' date; add one such as to = \"2026-08-14\" (the last day away, included).")
             }
             guard from <= to.date else {
                 throw fail(
@@ -423,14 +409,10 @@ extension ConfigReader {
             }
         }
         guard let topic else {
-            throw ConfigError(
-                source: source, line: table.position.line, key: "value.topic",
-                message: "[value] has no 'topic'; add the MQTT topic of the reading, such as topic = \"homeassistant/sensor/outdoor_temperature/state\".")
+            throw missing(table, key: "value.topic", "[value] has no 'topic'; add the MQTT topic of the reading, such as topic = \"homeassistant/sensor/outdoor_temperature/state\".")
         }
         guard let unit else {
-            throw ConfigError(
-                source: source, line: table.position.line, key: "value.unit",
-                message: "[value] has no 'unit'; add unit = \"degrees\" or unit = \"percent\".")
+            throw missing(table, key: "value.unit", "[value] has no 'unit'; add unit = \"degrees\" or unit = \"percent\".")
         }
         return ValueSource(topic: topic, unit: unit, maxAge: maxAge)
     }
