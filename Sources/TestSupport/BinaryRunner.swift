@@ -1,6 +1,7 @@
 import Foundation
 
-/// Runs the built `talking-clock` binary as a user would, capturing stdout, stderr and the exit code.
+/// Runs the built `talking-clock` binary as a user would (or one of the project's scripts),
+/// capturing stdout, stderr and the exit code.
 public enum BinaryRunner {
     public struct Outcome {
         public var status: Int32
@@ -38,12 +39,13 @@ public enum BinaryRunner {
     ///   - stopAfter: send SIGTERM after this many seconds (for the daemon).
     ///   - input: written to the child's standard input, which is then closed (nil: inherit ours).
     ///   - directory: the child's working directory (nil: ours).
+    ///   - executable: what to run (nil: the `talking-clock` binary), e.g. `scripts/loudness`.
     public static func run(
         _ arguments: [String], environment: [String: String] = [:], timeout: Double = 60, stopAfter: Double? = nil, input: String? = nil,
-        directory: URL? = nil
+        directory: URL? = nil, executable: URL? = nil
     ) throws -> Outcome {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable ?? binary
         if let directory { process.currentDirectoryURL = directory }
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment

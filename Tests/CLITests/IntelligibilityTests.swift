@@ -41,8 +41,8 @@ final class IntelligibilityTests: XCTestCase {
         }
         let script = BinaryRunner.packageRoot.appendingPathComponent("scripts/intelligibility")
         let pack = BinaryRunner.packageRoot.appendingPathComponent("Sounds/\(name)")
-        let r = try Self.run(
-            script, ["--binary", BinaryRunner.binary.path, "--pack", pack.path, "--min", "\(required)"] + extra)
+        let r = try BinaryRunner.run(
+            ["--binary", BinaryRunner.binary.path, "--pack", pack.path, "--min", "\(required)"] + extra, timeout: 900, executable: script)
         XCTAssertNotEqual(
             r.status, 69, "scripts/intelligibility found no recogniser: run scripts/install-deps --test.\n\(r.stderr)")
 
@@ -69,31 +69,5 @@ final class IntelligibilityTests: XCTestCase {
         return path.split(separator: ":").map { "\($0)/\(tool)" }.first {
             FileManager.default.isExecutableFile(atPath: $0)
         }
-    }
-
-    private static func run(_ executable: URL, _ arguments: [String]) throws -> (
-        status: Int32, stdout: String, stderr: String
-    ) {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        // stderr goes to a file so the child can never block on a second full pipe.
-        let errURL = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "intelligibility-stderr-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: errURL) }
-        let errHandle = try FileHandle(forWritingTo: errURL)
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = errHandle
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try errHandle.close()
-        let errData = (try? Data(contentsOf: errURL)) ?? Data()
-        return (
-            process.terminationStatus, String(decoding: outData, as: UTF8.self),
-            String(decoding: errData, as: UTF8.self)
-        )
     }
 }

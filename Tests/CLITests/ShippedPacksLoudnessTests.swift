@@ -22,7 +22,7 @@ final class ShippedPacksLoudnessTests: XCTestCase {
         }
         XCTAssertGreaterThanOrEqual(expected.count, 9 * 2 + 1, "every language's pack with its phrasings: \(expected.sorted())")
 
-        let r = try Self.run(root.appendingPathComponent("scripts/loudness"), ["--binary", BinaryRunner.binary.path])
+        let r = try BinaryRunner.run(["--binary", BinaryRunner.binary.path], timeout: 900, executable: root.appendingPathComponent("scripts/loudness"))
         XCTAssertNotEqual(r.status, 69, "scripts/loudness lacks a tool: run scripts/install-deps --test.\n\(r.stderr)")
         var seen: Set<String> = []
         for line in r.stdout.split(separator: "\n") where line.hasPrefix("| ") && !line.hasPrefix("| pack") && !line.hasPrefix("| ---") {
@@ -37,25 +37,5 @@ final class ShippedPacksLoudnessTests: XCTestCase {
         }
         XCTAssertEqual(seen, expected, "one row per pack and phrasing\n\(r.stdout)\(r.stderr)")
         XCTAssertEqual(r.status, 0, "\(r.stdout)\(r.stderr)")
-    }
-
-    private static func run(_ executable: URL, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        // stderr goes to a file so the child can never block on a second full pipe.
-        let errURL = FileManager.default.temporaryDirectory.appendingPathComponent("loudness-stderr-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: errURL) }
-        let errHandle = try FileHandle(forWritingTo: errURL)
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = errHandle
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try errHandle.close()
-        let errData = (try? Data(contentsOf: errURL)) ?? Data()
-        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
     }
 }

@@ -37,10 +37,10 @@ final class ListeningProxyTests: XCTestCase {
         }
         XCTAssertGreaterThanOrEqual(packs.count, 7, "de es fr it nl pl ru: \(packs)")
 
-        let r = try Self.run(
-            root.appendingPathComponent("scripts/pack-quality"),
+        let r = try BinaryRunner.run(
             ["--binary", BinaryRunner.binary.path, "--reference", "--only", "proxy", "--parallel", "2"]
-                + packs.flatMap { ["--pack", sounds.appendingPathComponent($0).path] })
+                + packs.flatMap { ["--pack", sounds.appendingPathComponent($0).path] },
+            timeout: 900, executable: root.appendingPathComponent("scripts/pack-quality"))
         XCTAssertNotEqual(r.status, 69, "scripts/pack-quality lacks a tool: run scripts/install-deps --test.\n\(r.stderr)")
         XCTAssertNotEqual(r.status, 2, "scripts/pack-quality refused its input\n\(r.stderr)")
         var seen: Set<String> = []
@@ -58,25 +58,5 @@ final class ListeningProxyTests: XCTestCase {
         XCTAssertEqual(seen, expected, "one row per pack and phrasing\n\(r.stdout)\(r.stderr)")
         // pack-quality exits 1 while a set is under 94, 0 when every one reaches it.
         XCTAssertEqual(r.status, Self.belowGoal.isEmpty ? 0 : 1, "\(r.stdout)\(r.stderr)")
-    }
-
-    private static func run(_ executable: URL, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        // stderr goes to a file so the child can never block on a second full pipe.
-        let errURL = FileManager.default.temporaryDirectory.appendingPathComponent("proxy-stderr-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: errURL) }
-        let errHandle = try FileHandle(forWritingTo: errURL)
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = errHandle
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try errHandle.close()
-        let errData = (try? Data(contentsOf: errURL)) ?? Data()
-        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
     }
 }
