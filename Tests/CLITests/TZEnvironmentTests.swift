@@ -20,27 +20,6 @@ final class TZEnvironmentTests: XCTestCase {
 
     override func tearDown() { try? FileManager.default.removeItem(at: pack) }
 
-    /// `TZ=value date -f - +%Y-%m-%dT%H:%M:%S%:z` for each instant: the local readings glibc gives.
-    func date(tz: String, at instants: [Int]) throws -> [String] {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/date")
-        p.arguments = ["-f", "-", "+%Y-%m-%dT%H:%M:%S%:z"]
-        var env = ProcessInfo.processInfo.environment
-        env["TZ"] = tz
-        env.removeValue(forKey: "TZDIR")
-        p.environment = env
-        let out = Pipe()
-        let input = Pipe()
-        p.standardOutput = out
-        p.standardInput = input
-        try p.run()
-        input.fileHandleForWriting.write(Data(instants.map { "@\($0)\n" }.joined().utf8))
-        try input.fileHandleForWriting.close()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
-    }
-
     func schedule(tz: String?, from: String, count: Int = 1, extra: [String] = []) throws -> BinaryRunner.Outcome {
         var environment = ["TZDIR": ""]
         if let tz { environment["TZ"] = tz }
@@ -74,7 +53,7 @@ final class TZEnvironmentTests: XCTestCase {
             XCTAssertEqual(r.status, 0, "\(context): \(r.stderr)")
             let rows = boundaries(r, context)
             XCTAssertEqual(rows.count, 8, context)
-            XCTAssertEqual(rows.map(\.at), try date(tz: tz, at: rows.map(\.instant)), context)
+            XCTAssertEqual(rows.map(\.at), try TestZones.glibcReadings(tz: tz, at: rows.map(\.instant)), context)
         }
     }
 

@@ -1,6 +1,7 @@
 import ConfigFiles
 import Foundation
 import TalkingClockCore
+import TestSupport
 import XCTest
 
 /// Whatever `TZ` holds, the clock's boundaries read what `date` with the same `TZ` says, or the
@@ -66,7 +67,7 @@ final class TZValuesTests: XCTestCase {
                 rows += boundaries.map { (CivilTime.local($0, in: zone).rfc3339, $0, from) }
             }
             // One `date` for all of this value's instants.
-            let expected = try date(tz: v.tz, at: rows.map(\.instant))
+            let expected = try TestZones.glibcReadings(tz: v.tz, at: rows.map(\.instant))
             XCTAssertEqual(expected.count, rows.count, v.why)
             for (row, said) in zip(rows, expected) where row.at != said {
                 XCTFail("\(v.why): TZ='\(v.tz)' from \(row.from): the clock says \(row.at), date says \(said)")
@@ -75,26 +76,4 @@ final class TZValuesTests: XCTestCase {
         }
         XCTAssertEqual(compared, Self.values.count * Self.instants.count * 8)
     }
-
-    /// `TZ=value date -f - +%Y-%m-%dT%H:%M:%S%:z` for each instant: the local readings glibc gives.
-    func date(tz: String, at instants: [Int]) throws -> [String] {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/date")
-        p.arguments = ["-f", "-", "+%Y-%m-%dT%H:%M:%S%:z"]
-        var env = ProcessInfo.processInfo.environment
-        env["TZ"] = tz
-        env.removeValue(forKey: "TZDIR")
-        p.environment = env
-        let out = Pipe()
-        let input = Pipe()
-        p.standardOutput = out
-        p.standardInput = input
-        try p.run()
-        input.fileHandleForWriting.write(Data(instants.map { "@\($0)\n" }.joined().utf8))
-        try input.fileHandleForWriting.close()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
-    }
-
 }
