@@ -42,6 +42,13 @@ final class DeviceThread {
         var clips: (String) -> ClipSamples?
         /// The real CLOCK_REALTIME instant for the anchor (the output latency taken off), or nil.
         var anchorReal: Double?
+        /// Not before this real instant is the device opened (nil: at once). A `say at` seconds
+        /// ahead opens its device as late as a boundary's would (the lead and the chime's
+        /// pre-roll before the anchor): a sound server's estimate of its stream's delay wanders
+        /// the longer the stream runs on a busy machine (PulseAudio, both cores busy: within
+        /// 1 ms of the truth for the first 1.3 s of every stream measured, up to 3 ms off, once
+        /// 10 ms, after 3 s), and an opened stream left idle starts ~4 ms late.
+        var openAt: Double?
         /// Open the device ahead again once it ends (not for a one-shot run).
         var warmAfter: Bool
     }
@@ -210,6 +217,7 @@ private final class Worker: @unchecked Sendable {
     }
 
     func play(_ job: DeviceThread.PlayJob) {
+        if let openAt = job.openAt, !hold(until: openAt) { return }
         let timeline = job.timeline
         let pcm = Mixer.render(timeline, gain: job.gain, clips: job.clips)
         let opened: Result<any AudioSink, SinkError> = call(job.device, "opening") {
@@ -311,6 +319,36 @@ private final class Worker: @unchecked Sendable {
             }
         }
         return result
+    }
+
+    /// Waits (no device open) until the real instant `openAt`: true then; false if the
+    /// announcement was given up meanwhile (a newer one came, or the thread is quitting). The
+    /// engine cuts an announcement still opening when it reports opened, so a cut needs no
+    /// look here. Wakes at least once a second, so that a step of the wall clock counts.
+    func hold(until openAt: Double) -> Bool {
+        guard let timer = try? TimerFD(realtime: false) else { return true }  // open now, as before
+        while true {
+            let left = openAt - WallClock.now()
+            if left <= 0 { return true }
+            timer.arm(after: min(1, left))
+            var fds = [pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0), pollfd(fd: timer.fd, events: Int16(POLLIN), revents: 0)]
+            guard poll(&fds, 2, -1) > 0 else { continue }
+            if fds[1].revents != 0 { _ = timer.read() }
+            guard fds[0].revents != 0 else { continue }
+            wake.reset()
+            for command in takeCommands() {
+                switch command {
+                case .quit:
+                    quitting = true
+                    return false
+                case .play:
+                    deferred.append(command)
+                    return false
+                case .warmUp, .adopt: deferred.append(command)
+                case .begin, .cut, .fade: break
+                }
+            }
+        }
     }
 
     /// Waits for the engine's `begin` (true) or `cut` (false) of this announcement.

@@ -152,10 +152,15 @@ final class LinuxPorts: EnginePorts {
         // Reminders' words and recordings, and a `speak`'s words, beside the pack's clips.
         var extra = settings.reminders.audio
         for (clip, audio) in spoken { extra[clip] = audio }
-        let job = DeviceThread.PlayJob(
+        var job = DeviceThread.PlayJob(
             id: request.id, device: request.device, timeline: request.planned.timeline, gain: request.gain,
             clips: { extra[$0]?.storage ?? (try? pack.value.audio($0).storage) },
             anchorReal: request.anchor.map { options.clock.realInstant(for: $0) - latency }, warmAfter: !options.oneShot)
+        if let anchorReal = job.anchorReal {
+            let timeline = request.planned.timeline
+            let preroll = Double(timeline.anchorFrame) / Double(timeline.format.sampleRate)
+            job.openAt = anchorReal - preroll - max(options.lead, OutputRegistry.leadTime(request.device))
+        }
         opening = (request.id, request.device)
         device.post(.play(job))
         armWatchdog()

@@ -7,7 +7,10 @@ import XCTest
 /// as Home Assistant renders its command template (`speak at <a whole second 3 s ahead> <words>`),
 /// to two rooms on a real private broker, each with its own PulseAudio and capture. Each room
 /// renders the words with espeak-ng (its pack's engine) and lands the first sample on the instant:
-/// the two rooms within 1 ms of each other.
+/// the two rooms within 1 ms of each other. A message 3 s ahead opens its stream on the sound
+/// server no sooner than a boundary would (the lead, 1 s, before the instant): a stream left
+/// running for seconds lets PulseAudio's estimate of its delay wander by milliseconds on a busy
+/// machine (`DeviceThread.PlayJob.openAt`).
 final class NotifyUnisonTests: BrokerTestCase {
     override var scratchName: String { "notify" }
 
@@ -56,6 +59,9 @@ final class NotifyUnisonTests: BrokerTestCase {
             captures.append(try AudioHarness.startCapture(to: dir.appendingPathComponent("\(room).wav"), environment: pulse.environment))
         }
         for d in logs { XCTAssertTrue(d.waitForLog("mqtt connected", timeout: 15), d.log) }
+        // The kitchen's sound server says when each stream (sink input) is made.
+        let streams = try StreamBirths(environment: pulses[0].environment)
+        defer { streams.stop() }
 
         // Home Assistant's command template, rendered as it renders it: now + 3 s, rounded up.
         let template = try XCTUnwrap(
@@ -80,6 +86,13 @@ final class NotifyUnisonTests: BrokerTestCase {
             if let debug = ProcessInfo.processInfo.environment["NOTIFY_DEBUG"] { try? d.log.write(toFile: debug + "-\(d.pid).log", atomically: true, encoding: .utf8) }
         }
         for c in captures { c.stop() }
+        // One stream per message, each made within the lead (1 s) of its instant, not on arrival.
+        let births = streams.stop()
+        XCTAssertEqual(births.count, 3, "sink inputs made: \(births)")
+        for (birth, instant) in zip(births, instants) {
+            XCTAssertGreaterThan(birth, instant - 1.1, "a stream made \(instant - birth) s before its instant")
+            XCTAssertLessThan(birth, instant, "a stream made after its instant")
+        }
         var spreads: [Double] = []
         for instant in instants {
             var onsets: [Double] = []
@@ -98,5 +111,57 @@ final class NotifyUnisonTests: BrokerTestCase {
         print("notify-unison: spreads \(spreads.map { String(format: "%.3f", $0) }) ms, median \(String(format: "%.3f", median)) ms")
         XCTAssertLessThan(median, 1.0, "two rooms, one instant: spreads \(spreads) ms")
         XCTAssertLessThan(spreads.max() ?? 0, 5.0, "\(spreads)")
+    }
+}
+
+/// `pactl subscribe` on a private sound server: when each playback stream (sink input) that
+/// lived at least half a second was made, by the wall clock (a device check opens and closes one
+/// within milliseconds). Its state is behind the lock.
+final class StreamBirths: @unchecked Sendable {
+    private let process = Process()
+    private let lock = NSLock()
+    private var made: [String: Double] = [:]
+    private var lived: [(made: Double, removed: Double)] = []
+    private var buffer = Data()
+
+    init(environment: [String: String]) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/pactl")
+        process.arguments = ["subscribe"]
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        pipe.fileHandleForReading.readabilityHandler = { [unowned self] handle in
+            let chunk = handle.availableData
+            let now = Date().timeIntervalSince1970
+            lock.lock()
+            defer { lock.unlock() }
+            buffer.append(chunk)
+            while let newline = buffer.firstIndex(of: 0x0A) {
+                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+                buffer.removeSubrange(buffer.startIndex...newline)
+                // Event 'new' on sink-input #3
+                guard let index = line.split(separator: " ").last.map(String.init), line.contains(" on sink-input ") else { continue }
+                if line.contains("'new'") {
+                    made[index] = now
+                } else if line.contains("'remove'"), let birth = made.removeValue(forKey: index) {
+                    lived.append((birth, now))
+                }
+            }
+        }
+        try process.run()
+    }
+
+    /// Ends the subscription; when each stream that lived at least 0.5 s was made.
+    @discardableResult
+    func stop() -> [Double] {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        (process.standardOutput as? Pipe)?.fileHandleForReading.readabilityHandler = nil
+        lock.lock()
+        defer { lock.unlock() }
+        return lived.filter { $0.removed - $0.made >= 0.5 }.map(\.made)
     }
 }
