@@ -73,14 +73,12 @@ extension SoundPack {
         let shown = needs.prefix(3).map { need, words in
             words.map { "'\($0)'" }.joined(separator: ", ") + " for \(need.label) (\"\(need.text)\")"
         }
-        let make = tag == SpokenLanguages.defaultTag ? "scripts/make-pack" : "scripts/make-pack --language \(tag)"
-        let language = tag == SpokenLanguages.defaultTag ? "" : " --language \(tag)"
         return
             "Sound pack '\(name)' cannot say \(coverage.unsayable) of \(coverage.total) \(what) (\(tag)); missing words: "
             + coverage.missing.joined(separator: ", ")
             + ". Add a clip with each id to \(directory.path)/\(PackManifest.fileName)"
             + "; first needed: " + shown.joined(separator: "; ") + (needs.count > 3 ? "; …" : "")
-            + ". The time needs none of them, only \(use) does: regenerate the pack with \(make), or record them with "
-            + "talking-clock record-pack \(directory.path)\(language) \(flag)."
+            + ". The time needs none of them, only \(use) does: "
+            + RecordingScript.missingWordsFix(directory: directory.path, language: tag, flag: flag) + "."
     }
 }

@@ -230,7 +230,7 @@ public final class SoundPack {
     }
 
     /// "Sound pack 'de' (…) cannot say "Samstag, der …": it has no clips 'samstag', 'der'. …" with
-    /// the fix: regenerate the pack, or record the words.
+    /// the fix: regenerate the pack or record the words (a date's or a value's words: record them).
     func missingWords(of phrase: Phrase, saying error: VocabularyError) -> PackError {
         let uncovered = Vocabulary.uncovered(
             phrase.words, phrase: phrase, available: clipIds, unitLengths: Vocabulary.unitLengths(clipIds))
@@ -239,13 +239,16 @@ public final class SoundPack {
         let tag = phrase.language
         let language = tag == SpokenLanguages.defaultTag ? "" : " --language \(tag)"
         let make = tag == SpokenLanguages.defaultTag ? "scripts/make-pack" : "scripts/make-pack --language \(tag)"
-        let flag = phrase.kind == .date ? " --dates" : phrase.kind == .value ? " --values" : ""
+        let fix: String
+        switch phrase.kind {
+        case .date: fix = "To say it, " + RecordingScript.missingWordsFix(directory: directory.path, language: tag, flag: "--dates")
+        case .value: fix = "To say it, " + RecordingScript.missingWordsFix(directory: directory.path, language: tag, flag: "--values")
+        default: fix = "Regenerate the pack with \(make), or record them into it: talking-clock record-pack \(directory.path)\(language)"
+        }
         return PackError(
             .vocabulary, clip: missing.first,
             "Sound pack '\(name)' (\(directory.path)) cannot say \"\(phrase.text)\": it has no clip"
-                + (missing.count == 1 ? " " : "s ") + missing.map { "'\($0)'" }.joined(separator: ", ")
-                + ". Regenerate the pack with \(make) (the packs it makes hold the date and value words), "
-                + "or record them into it: talking-clock record-pack \(directory.path)\(language)\(flag).")
+                + (missing.count == 1 ? " " : "s ") + missing.map { "'\($0)'" }.joined(separator: ", ") + ". " + fix + ".")
     }
 
     /// Plans the announcement of `hour:minute` in `style` with this pack's words and chime.

@@ -119,6 +119,17 @@ public enum RecordingScript {
         return ordered
     }
 
+    /// How a pack gets the date or value words it lacks (`flag`: `--dates` or `--values`), as the
+    /// end of a sentence: record them. No pack `scripts/make-pack` builds holds them yet, so it is
+    /// not offered; a pack installed where its user cannot write is copied first.
+    public static func missingWordsFix(directory: String, language: String, flag: String) -> String {
+        let tag = SpokenLanguages.canonical(language) ?? language
+        let languageFlag = tag == SpokenLanguages.defaultTag ? "" : " --language \(tag)"
+        return "record them: talking-clock record-pack \(directory)\(languageFlag) \(flag) "
+            + "(scripts/make-pack does not make date or value words yet; a pack you cannot write to: copy it into "
+            + "~/.local/share/talking-clock/packs/ and record there)"
+    }
+
     /// The date words and then the value words not among them.
     static func dateAndValueWords(language: String) -> [String] {
         var seen = Set<String>()

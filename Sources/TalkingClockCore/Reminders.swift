@@ -447,8 +447,6 @@ extension Config {
                 if case .text(let t) = r.content, t.usesDate { return "{date} in the reminder at \(r.origin)" }
                 return nil
             }
-        let make = language == SpokenLanguages.defaultTag ? "scripts/make-pack" : "scripts/make-pack --language \(language)"
-        let record = "talking-clock record-pack \(directory)" + (language == SpokenLanguages.defaultTag ? "" : " --language \(language)")
         if !dateUsers.isEmpty {
             let coverage = Vocabulary.dateCoverage(available: available, language: language)
             if !coverage.isComplete {
@@ -456,7 +454,7 @@ extension Config {
                     "\(dateUsers.joined(separator: " and ")) says the date, but sound pack '\(pack)' cannot say \(coverage.unsayable) of the 366 dates of a year (it has no clip"
                         + (coverage.missing.count == 1 ? " " : "s ") + coverage.missing.prefix(8).map { "'\($0)'" }.joined(separator: ", ")
                         + (coverage.missing.count > 8 ? ", …" : "")
-                        + "); use a pack with the date words (\(make) makes them), or record them: \(record) --dates.")
+                        + "); " + RecordingScript.missingWordsFix(directory: directory, language: language, flag: "--dates") + ".")
             }
         }
         if let value {
@@ -471,7 +469,7 @@ extension Config {
                         "{value} in the reminder at \(users[0].origin) says a value in \(value.unit), but sound pack '\(pack)' cannot say \(coverage.unsayable) of its \(coverage.total) values (it has no clip"
                             + (coverage.missing.count == 1 ? " " : "s ") + coverage.missing.prefix(8).map { "'\($0)'" }.joined(separator: ", ")
                             + (coverage.missing.count > 8 ? ", …" : "")
-                            + "); use a pack with the value words (\(make) makes them), or record them: \(record) --values.")
+                            + "); " + RecordingScript.missingWordsFix(directory: directory, language: language, flag: "--values") + ".")
                 }
             }
         }
