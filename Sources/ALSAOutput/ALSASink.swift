@@ -275,6 +275,15 @@ public struct ALSAOutputDriver: OutputDriver {
         try ALSASink.Opened(device: device)
     }
 
+    /// How long before its anchor a sound server's sink chosen by name (`pulse:NAME`) starts its
+    /// stream. Such a sink may be a network sink (a tunnel, AirPlay) whose latency the server
+    /// learns from the far side only once the stream runs: a `module-tunnel-sink` with 250 ms
+    /// showed it in 50 ms steps over the first 0.2–0.8 s, and once, on a busy machine, not
+    /// within 1.5 s, so the anchor was placed without it and heard 261 ms late (NamedSinkTests).
+    public static let namedSinkLead = 2.5
+
+    public func leadTime(_ device: String) -> Double { device.hasPrefix("pulse:") ? Self.namedSinkLead : 0 }
+
     public func sink(_ device: String, format: StreamFormat, prepared: (any PreparedOutput)?) throws(SinkError)
         -> any AudioSink
     {

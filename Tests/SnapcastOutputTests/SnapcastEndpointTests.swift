@@ -78,6 +78,7 @@ final class SnapcastEndpointTests: XCTestCase {
         XCTAssertEqual(OutputRegistry.leadTime("snapcast://127.0.0.1:4953?meta=no&buffer=400"), 0.4 + 0.02 + 2, accuracy: 1e-9)
         XCTAssertGreaterThan(OutputRegistry.leadTime("snapcast://127.0.0.1:4953"), 3.5, "a meta stream's lead-in too")
         XCTAssertEqual(OutputRegistry.leadTime("default"), 0)
+        XCTAssertEqual(OutputRegistry.leadTime("pulse:far_speaker"), 2.5, "a named sink may be a network sink")
         XCTAssertEqual(OutputRegistry.leadTime("snapcast://broken"), 0)
     }
 }
