@@ -159,7 +159,8 @@ final class LinuxPorts: EnginePorts {
         if let anchorReal = job.anchorReal {
             let timeline = request.planned.timeline
             let preroll = Double(timeline.anchorFrame) / Double(timeline.format.sampleRate)
-            job.openAt = anchorReal - preroll - max(options.lead, OutputRegistry.leadTime(request.device))
+            // The engine's own lead: a boundary's wake-up before its pre-roll, in real seconds.
+            job.openAt = anchorReal - preroll - (driver?.engine.lead ?? options.lead)
         }
         opening = (request.id, request.device)
         device.post(.play(job))
