@@ -19,6 +19,8 @@ public final class SoundPack {
     public let format: StreamFormat
     private var cache: [String: ClipAudio] = [:]
     private var cacheByFile: [String: ClipAudio] = [:]
+    /// The length in frames of each clip `preload(keeping:)` decoded and did not keep.
+    private var droppedFrames: [String: Int] = [:]
     /// What decoding the clips so far handled (`decodingSamples`, each file once).
     public private(set) var decodedSamples = 0
 
@@ -136,14 +138,35 @@ public final class SoundPack {
             cache[clip] = other
             return other
         }
+        let converted = try decode(clip, file: file, counting: droppedFrames[clip] == nil)
+        cache[clip] = converted
+        cacheByFile[file] = converted
+        droppedFrames[clip] = nil
+        return converted
+    }
+
+    /// The decoded clip, from the cache if it is there, else decoded now and not kept: the daemon
+    /// takes a word `preload(keeping:)` left out this way for one announcement (a `say --date`).
+    public func audioUncached(_ clip: String) throws(PackError) -> ClipAudio {
+        if let cached = cache[clip] { return cached }
+        let file = try path(of: clip)
+        if let other = cacheByFile[file] { return other }
+        return try decode(clip, file: file, counting: false)
+    }
+
+    /// Whether `audio(clip)` would return without decoding.
+    public func isDecoded(_ clip: String) -> Bool { cache[clip] != nil }
+
+    /// Decodes and converts one clip; `counting` adds it to `decodedSamples` (each file once).
+    private func decode(_ clip: String, file: String, counting: Bool = true) throws(PackError) -> ClipAudio {
         let decoded = try ClipDecoder.decode(path: file, clip: clip)
         var converted = Conversion.convert(decoded, to: format)
         if case .float(let samples) = converted.storage, decoded.format != format {
             converted.storage = .compact(samples)  // e.g. mono duplicated to stereo stays 16-bit
         }
-        cache[clip] = converted
-        cacheByFile[file] = converted
-        decodedSamples += Self.decodingSamples(ClipInfo(frames: decoded.frames, format: decoded.format), into: format)
+        if counting {
+            decodedSamples += Self.decodingSamples(ClipInfo(frames: decoded.frames, format: decoded.format), into: format)
+        }
         return converted
     }
 
@@ -151,14 +174,30 @@ public final class SoundPack {
     /// Stops with the same refusal as the header scan once the decoded samples pass
     /// `maximumSamples` (a pack loaded without scanning its headers).
     public func preload() throws(PackError) {
-        for id in manifest.clips.keys.sorted() {
+        try preload(keeping: { _ in true })
+    }
+
+    /// Decodes every clip now, so that a damaged one is refused at load, but keeps only those
+    /// `keep` accepts: the others (the daemon's date and value words when its config says neither)
+    /// are measured and dropped, and decoded again when an announcement needs them
+    /// (`audioUncached`). Those are decoded first, so the kept clips reuse the memory they freed.
+    public func preload(keeping keep: (String) -> Bool) throws(PackError) {
+        let ids = manifest.clips.keys.sorted()
+        for id in ids where !keep(id) && cache[id] == nil {
+            droppedFrames[id] = try decode(id, file: try path(of: id)).frames
+            if decodedSamples > Self.maximumSamples { throw tooMuchAudio(decodedSamples) }
+        }
+        for id in ids where keep(id) {
             _ = try audio(id)
             if decodedSamples > Self.maximumSamples { throw tooMuchAudio(decodedSamples) }
         }
     }
 
     /// Frames of a clip in the stream format.
-    public func frames(_ clip: String) throws(PackError) -> Int { try audio(clip).frames }
+    public func frames(_ clip: String) throws(PackError) -> Int {
+        if cache[clip] == nil, let frames = droppedFrames[clip] { return frames }
+        return try audio(clip).frames
+    }
 
     /// Lays out a planned announcement with the clips' lengths and the pack's spacing.
     public func timeline(for plan: AnnouncementPlan) throws(PackError) -> Timeline {

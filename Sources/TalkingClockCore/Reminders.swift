@@ -434,6 +434,43 @@ enum TOMLQuote {
 }
 
 extension Config {
+    /// Whether the clock says dates at its instants: `date = "first"`, or `{date}` in a reminder.
+    public var saysDates: Bool {
+        date == .first
+            || reminders.contains { r in
+                if case .text(let t) = r.content { return t.usesDate }
+                return false
+            }
+    }
+
+    /// The unit of the values the clock says at its instants (`{value}` in a reminder, read as
+    /// `[value]` says), or nil when it says none.
+    public var unitOfValuesSaid: ValueUnit? {
+        guard let value else { return nil }
+        let said = reminders.contains { r in
+            if case .text(let t) = r.content { return t.usesValue }
+            return false
+        }
+        return said ? value.unit : nil
+    }
+
+    /// The pack words the clock never says at an instant with this config: the words only dates
+    /// and values say, unless it says dates or values in that unit. The daemon decodes them when
+    /// an announcement asks for them (`say --date` through the daemon) instead of keeping them.
+    public var wordsSaidOnlyOnDemand: Set<String> {
+        let language = announcementStyle.phrase.language
+        var needed = Set(
+            SpokenLanguages.phrasings(of: language).flatMap { SpokenLanguages.vocabulary(of: language, phrasing: $0) })
+        var candidates = Set(SpokenLanguages.dateWords(of: language))
+        if saysDates { needed.formUnion(candidates) }
+        for unit in SpokenLanguages.units(of: language) {
+            let words = SpokenLanguages.valueWords(of: language, unit: unit)
+            candidates.formUnion(words)
+            if unit == unitOfValuesSaid { needed.formUnion(words) }
+        }
+        return candidates.subtracting(needed)
+    }
+
     /// What the configured pack cannot say of what the config asks it to (the date with the first
     /// announcement, `{date}` and `{value}` in reminders), each a sentence with the key and the fix;
     /// empty when it can say all of it. `available`: the pack's clip ids; `pack`: its name and

@@ -17,6 +17,22 @@ HOUR_WORDS = ONES + ["ten", "eleven", "twelve"]               # 1-12
 MINUTE_ONLY = TEENS[3:] + TENS + [
     f"{t}-{o}" for t in TENS for o in ONES]                   # 13-19, 20-59
 
+# The words of dates ("Saturday, November twenty-eighth") and values ("sixty-five percent",
+# "minus one degree") that the time does not say: en-US's grammar (Sources/PhraseGrammar/
+# Languages/en-US.json) asks for exactly these (`talking-clock check` lists what a pack lacks).
+WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august",
+          "september", "october", "november", "december"]
+_ORDINAL_ONES = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
+                 "ninth"]
+ORDINALS = (_ORDINAL_ONES + ["tenth", "eleventh", "twelfth", "thirteenth", "fourteenth",
+                             "fifteenth", "sixteenth", "seventeenth", "eighteenth",
+                             "nineteenth", "twentieth"]
+            + [f"twenty-{o}" for o in _ORDINAL_ONES] + ["thirtieth", "thirty-first"])
+VALUE_TENS = ["sixty", "seventy", "eighty", "ninety"]
+VALUE_ONLY = [w for t in VALUE_TENS for w in [t] + [f"{t}-{o}" for o in ONES]]  # 60-99
+UNIT_WORDS = ["minus", "degree", "degrees", "percent"]
+
 
 def voice_clip_ids():
     """All voice clip ids the manifest must contain, in manifest order."""
@@ -30,6 +46,8 @@ def voice_clip_ids():
     # "twenty-five to four", "one minute to four"; "to" from "twenty-five to four":
     # cut after "ten" it was peak-capped 1.9 dB below the other words).
     ids += ["quarter", "after", "half", "past", "to", "minute", "minutes"]
+    # Dates and values (say --date, say --value, a reminder's {date} and {value}).
+    ids += WEEKDAYS + MONTHS + ORDINALS + VALUE_ONLY + UNIT_WORDS
     return ids
 
 
@@ -83,6 +101,28 @@ def carrier_phrases():
     c.append("It's twenty-five {to=to} four.")
     c.append("It's one {minute=minute} to four.")
     c.append("It's two {minutes=minutes} after three.")
+    # Dates, each word where the date puts it: the weekday first, the month after a weekday,
+    # the day's ordinal last. The clock plays a date's words with no pause (the comma is only
+    # written), so the carriers have none either: cut after a comma the weekday fell in pitch
+    # like the end of a sentence. An ordinal follows "June" (ends in /n/) or, when it starts with
+    # a vowel or /n/, "March", as the minutes follow "ten" or "six".
+    for d in WEEKDAYS:
+        c.append(f"{{{d}={d.capitalize()}}} June tenth.")
+    for m in MONTHS:
+        c.append(f"Saturday {{{m}={m.capitalize()}}} tenth.")
+    for o in ORDINALS:
+        month = "March" if o[0] in "aeiou" or o.startswith("n") else "June"
+        c.append(f"Saturday {month} {{{o}={o}}}.")
+    # Values 60-99 from the minutes' own position (20-59 are the minutes' clips: "twenty-one
+    # degrees" and "twenty-one P.M." share "twenty-one"), the units after a number, "minus"
+    # first.
+    for v in VALUE_ONLY:
+        h = _minute_context_hour(v)
+        c.append(f"It's {h} {{{v}={v}}} P.M.")
+    c.append("It's eight {degrees=degrees}.")
+    c.append("It's eight {degree=degree}.")
+    c.append("It's sixty-five {percent=percent}.")
+    c.append("{minus=Minus} five degrees.")
     return c
 
 
