@@ -120,17 +120,14 @@ public enum RecordingScript {
     }
 
     /// How a pack gets the date or value words it lacks (`flag`: `--dates` or `--values`), as the
-    /// end of a sentence: record them, or for an en-US pack rebuild it with `scripts/make-pack` (it
-    /// makes them for en-US only so far); a pack installed where its user cannot write is copied first.
+    /// end of a sentence: record them, or build a pack `scripts/make-pack` made again (it makes them,
+    /// but for a Piper voice of another language than en-US); a pack installed where its user
+    /// cannot write is copied first.
     public static func missingWordsFix(directory: String, language: String, flag: String) -> String {
         let tag = SpokenLanguages.canonical(language) ?? language
         let languageFlag = tag == SpokenLanguages.defaultTag ? "" : " --language \(tag)"
-        let maker =
-            tag == SpokenLanguages.defaultTag
-            ? "or rebuild the pack with scripts/make-pack, which makes them for en-US"
-            : "scripts/make-pack makes date and value words only for en-US packs so far"
         return "record them: talking-clock record-pack \(directory)\(languageFlag) \(flag) "
-            + "(\(maker); a pack you cannot write to: copy it into "
+            + "(a pack scripts/make-pack built: build it again, it makes them; a pack you cannot write to: copy it into "
             + "~/.local/share/talking-clock/packs/ and record there)"
     }
 

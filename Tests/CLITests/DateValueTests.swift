@@ -80,7 +80,7 @@ final class DateValueTests: XCTestCase {
             r.stderr,
             "talking-clock: Sound pack 'fixture' (\(fr.path)) cannot say \"samedi vingt-huit novembre\": it has no clips "
                 + "'samedi', 'novembre'. To say it, record them: talking-clock record-pack \(fr.path) --language fr --dates "
-                + "(scripts/make-pack makes date and value words only for en-US packs so far; a pack you cannot write to: copy it into "
+                + "(a pack scripts/make-pack built: build it again, it makes them; a pack you cannot write to: copy it into "
                 + "~/.local/share/talking-clock/packs/ and record there).\n"
         )
         let value = try BinaryRunner.run([
@@ -145,7 +145,7 @@ final class DateValueTests: XCTestCase {
         XCTAssertTrue(
             notes[0].hasSuffix(
                 "only say --date does: record them: talking-clock record-pack \(empty.path) --language pl --dates "
-                    + "(scripts/make-pack makes date and value words only for en-US packs so far; a pack you cannot write to: copy it into "
+                    + "(a pack scripts/make-pack built: build it again, it makes them; a pack you cannot write to: copy it into "
                     + "~/.local/share/talking-clock/packs/ and record there)."),
             notes[0])
 

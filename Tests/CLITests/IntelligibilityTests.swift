@@ -38,6 +38,13 @@ final class IntelligibilityTests: XCTestCase {
         try recognise(pack: "default", required: 31, extra: ["--dates", "--sample"], count: 32)
     }
 
+    /// en-GB's dates with the en-GB pack ("Thursday, the twenty-ninth of February"), the same 32,
+    /// against a grammar of any weekday, ordinal and month around "the" and "of". The whole year
+    /// measured 366/366.
+    func testPocketsphinxRecognisesTheEnGBDates() throws {
+        try recognise(pack: "en-GB", required: 31, extra: ["--language", "en-GB", "--dates", "--sample"], count: 32)
+    }
+
     /// Values ("minus sixty-five degrees"): `--sample` says every seventh value of -99 … 150 and
     /// the edges in degrees, every thirtieth in percent (50), against a grammar of any sign,
     /// hundred, tens, ones and unit. All 275 of `--values` alone measured 275/275.

@@ -167,3 +167,33 @@ def check_coverage():
         raise ValueError(f"carrier coverage mismatch: missing {sorted(want - set(got))}, "
                          f"extra {sorted(set(got) - want)}")
     return got
+
+
+def en_gb_date_value_ids():
+    """The words en-GB's dates and values say that its time does not, in manifest order: "Friday,
+    the first of March", "one hundred and one percent"."""
+    return WEEKDAYS + ["the"] + ORDINALS + ["of"] + MONTHS + VALUE_ONLY + UNIT_WORDS + ["and"]
+
+
+def en_gb_date_value_carriers():
+    """Carrier sentences for en_gb_date_value_ids, each word where en-GB says it: the weekday
+    first, "the" and the ordinal after it, "of" before the month, the month last (no comma: the
+    clock plays none); values as for en-US, "and" between "hundred" and a number."""
+    c = []
+    for d in WEEKDAYS:
+        c.append(f"{{{d}={d.capitalize()}}} the tenth of June.")
+    c.append("Saturday {the=the} tenth of June.")
+    for o in ORDINALS:
+        c.append(f"Saturday the {{{o}={o}}} of June.")
+    c.append("Saturday the tenth {of=of} June.")
+    for m in MONTHS:
+        c.append(f"Saturday the tenth of {{{m}={m.capitalize()}}}.")
+    for v in VALUE_ONLY:
+        h = _minute_context_hour(v)
+        c.append(f"It's {h} {{{v}={v}}} P.M.")
+    c.append("It's eight {degrees=degrees}.")
+    c.append("It's eight {degree=degree}.")
+    c.append("It's sixty-five {percent=percent}.")
+    c.append("{minus=Minus} five degrees.")
+    c.append("One hundred {and=and} five degrees.")
+    return c

@@ -250,12 +250,30 @@ def cut_joined(eng, words, index):
 # Allophones a language's own phonology chooses by context, compared as one phoneme: Spanish
 # /b d g/ are the approximants [β ð ɣ] (espeak-ng: B D Q) after a vowel or /s/ ("las Dos"),
 # the word's own sound in that place, not a neighbour's.
-ALLOPHONES = {"es": {"B": "b", "D": "d", "Q": "g"}}
+# Spanish /n/ is velar [ŋ] (N) before a velar ("veintiún grados"), also its own sound there.
+ALLOPHONES = {"es": {"B": "b", "D": "d", "Q": "g", "N": "n"}}
+
+# French "six", "huit" and "dix" (and the numbers ending in them) drop their final consonant
+# before a word that starts with a consonant: "six degrés" [si degʁe], "quatre-vingt-dix pour
+# cent" [...di puʁ sɑ̃]. Cut there, the word holds its own form in that place, one phoneme short
+# of the word alone; `same_phonemes` accepts that when told the word and the one after it.
+FR_FINAL_DROPPED = ("six", "huit", "dix")
+FR_VOWEL_START = set("aeiouyhéèêëàâîïôûù")
 
 
-def same_phonemes(tag, got, want):
+def same_phonemes(tag, got, want, word=None, before=None):
+    """Whether a cut's phonemes (got) are the word's own (want, the word spoken alone), as the
+    language's phonology allows in that place: `word` and `before` (the display word cut and
+    the one after it in its sentence, if any) let a French final consonant drop before a
+    consonant."""
     m = ALLOPHONES.get(tag, {})
-    return got is not None and [m.get(p, p) for p in got] == [m.get(p, p) for p in want]
+    if got is None:
+        return False
+    if [m.get(p, p) for p in got] == [m.get(p, p) for p in want]:
+        return True
+    return (tag == "fr" and word is not None and before is not None and word.lower().endswith(FR_FINAL_DROPPED)
+            and before[:1].lower() not in FR_VOWEL_START and len(want) == len(got) + 1
+            and want[-1] in ("s", "t") and list(got) == list(want[:-1]))
 
 
 def make_voice_clips(tag, candidates, rate, log):

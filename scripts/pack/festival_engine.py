@@ -132,9 +132,10 @@ def _window(info, first_tok, last_tok, phones=None, reach_after=PAUSE_REACH_AFTE
     return start, end, onset
 
 
-def make_voice_clips(workdir, rate, log):
-    """Return {clip_id: float array at `rate`} for every voice clip."""
-    carriers = [parse_carrier(c) for c in carrier_phrases()]
+def make_voice_clips(workdir, rate, log, phrases=None):
+    """Return {clip_id: float array at `rate`} for every voice clip (of `phrases`, carrier
+    sentences with markup; default: the default pack's)."""
+    carriers = [parse_carrier(c) for c in (phrases or carrier_phrases())]
     lines = [f"({VOICE})", _SCHEME_HELPERS]
     for n, (text, _, _) in enumerate(carriers):
         wav = os.path.join(workdir, f"phrase-{n:03d}.wav")

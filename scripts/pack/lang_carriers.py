@@ -287,3 +287,58 @@ def sayings(binary, tag, phrasings, work, lead_in, log):
     minutes = {p: {m: (tuple(display.get(c, c) for c in v), v) for m, v in ids[p].items()} for p in phrasings}
     lead = [(tuple(display.get(c, c) for c in v), v) for m, v in sorted(led.items())]
     return minutes, lead
+
+
+_DV_NOTE = re.compile(r"cannot say \d+ of \d+ (?:dates of a leap year|values in (\S+)) \([^)]*\); "
+                      r"missing words: (.*?)\. Add a clip")
+
+
+def dates_and_values(binary, tag, phrasings, words, work, log, variants=()):
+    """The phrases of dates and values and the words only they say: ([(display words, clip ids)]
+    of every date of the leap year 2024 and every value -99 ... 150 in each unit the language
+    says, [the words only they say, in the order `check` lists them]). The words come from
+    `check`'s notes on a stub pack of the time's `words`; the phrases from `say --dry-run` with a
+    stub pack holding them all. A date's comma is left out of its display words: the clock plays
+    a date's words with no pause, so its words are cut from sentences said without one."""
+    import datetime
+    stub = os.path.join(work, "stub-time")
+    _stub(stub, tag, phrasings, words)
+    new, units = [], []
+    for language in (tag,) + tuple(variants):
+        rc, so, se = _run([binary, "check", "--pack", stub, "--language", language, "--device", "null",
+                           "--chime", "none"])
+        for m in _DV_NOTE.finditer(so + se):
+            if m.group(1) and m.group(1) not in units:
+                units.append(m.group(1))
+            for w in m.group(2).split(", "):
+                if w not in new and w not in words:
+                    new.append(w)
+    if not new:
+        return [], []
+    full = os.path.join(work, "stub-dates-values")
+    _stub(full, tag, phrasings, list(words) + new)
+    first = datetime.date(2024, 1, 1)
+    dates = [["--date", (first + datetime.timedelta(days=n)).isoformat()] for n in range(366)]
+    values = [["--value", str(v), "--unit", u] for u in units for v in range(-99, 151)]
+    # The language's own dates first (date_value_clips counts on it), then its values, then each
+    # regional variant's dates and values (de-AT "Jänner", es-419 "primero de enero").
+    asks = [(tag, a) for a in dates + values] + [(v, a) for v in variants for a in dates + values]
+
+    def ask(job):
+        language, extra = job
+        cmd = [binary, "say", "--dry-run", "--pack", full, "--language", language] + extra
+        rc, so, se = _run(cmd)
+        lines = so.splitlines()
+        if rc != 0 or len(lines) < 2 or not lines[1].startswith("clips: "):
+            raise RuntimeError(f"{' '.join(cmd)} failed: {se.strip() or so.strip()}")
+        text = tuple(w.rstrip(",") for w in lines[0].split())
+        clips = tuple(lines[1][len("clips: "):].split())
+        if len(text) != len(clips):
+            raise RuntimeError(f"{' '.join(extra)}: phrase {text} and clips {clips} differ in length")
+        return text, clips
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        said = list(pool.map(ask, asks))
+    log(f"{tag}: {len(new)} words only dates and values say, in {len(said)} phrases "
+        f"(366 dates, values in {', '.join(units)}; {', '.join((tag,) + tuple(variants))})")
+    return said, new

@@ -45,6 +45,11 @@ EXTRA_WORDS = {
 }
 
 
+# The regional variants that speak with a language's pack (as EXTRA_WORDS): their dates' and
+# values' words go into it too (de-AT "Jänner", es-419 "primero de enero").
+DATE_VARIANTS = {"de": ("de-AT",), "es": ("es-419",)}
+
+
 # Russian "без" is voiced before a voiced sound or a vowel and voiceless before a voiceless one
 # (festival's own segments: [bb ae z] before "минуты", [bb i s] before "четверти"): before a word
 # that does not start with a voiceless consonant it is cut together with that word.
@@ -85,6 +90,15 @@ def units_of(tag, got):
             if u not in units and any(tuple(clips[i:i + n]) == u for i in range(len(clips) - n + 1)):
                 units.append(u)
     return units
+
+
+def date_value_units(tag, said):
+    """Units the words of dates and values get: French "vingt et un" (the 21st, 21 degrees) keeps
+    its liaison /t/ [vɛ̃teœ̃] only said whole, as the time's "vingt et une" does (units_of)."""
+    if tag != "fr":
+        return []
+    unit = ("vingt", "et", "un")
+    return [" ".join(unit)] if any(tuple(ids[i:i + 3]) == unit for _, ids in said for i in range(len(ids) - 2)) else []
 
 
 BUILD_PACKAGES = {
@@ -304,6 +318,76 @@ def chosen_clips(tag, engine, phrasings, words, minutes, units, lead_in_phrases,
     return clips, used, audit, added
 
 
+def date_value_clips(tag, engine, new_words, said, fixed, fixed_used, rate, work, log):
+    """({clip id: samples}, {clip id: (display words, span)}, {clip id: (phonemes in the cut,
+    phonemes alone)}) for the words only dates and values say: cut from the engine's own date and
+    value sentences (`said`: [(display words, clip ids)]) at its word boundaries, and chosen, as
+    the time's words are (chosen_clips), by the joins they make in those phrases spoken whole, with
+    the pack's other clips (`fixed`, cut from `fixed_used`) held as they are."""
+    available = set(fixed) | set(new_words)
+    covered = [(text, cover_phrase(ids, available)) for text, ids in said]
+    requests, owners = [], []
+    for clip in new_words:
+        ctx = joins.contexts(covered, clip)
+        if not ctx:
+            raise RuntimeError(f"{tag}: no date or value says {clip!r}")
+        for _, (text, span) in ctx:
+            requests.append((text, span))
+            owners.append(clip)
+    todo = sorted(set(requests))
+    log(f"{tag}: {len(todo)} candidate cuts for {len(new_words)} words of dates and values")
+    cut = {}
+    for r, got in zip(todo, engine_candidates(tag, engine, todo, rate, work, log)):
+        cut[r] = None
+        if got is None:
+            continue
+        x, at_start, at_end, inside, want = got
+        try:
+            y = joins.finish(x, rate, at_start, at_end)
+        except ValueError:
+            continue
+        text, (first, last) = r
+        after = text[last + 1] if last + 1 < len(text) else None
+        clean = inside is None or want is None or espeak_engine.same_phonemes(tag, inside, want, text[last], after)
+        cut[r] = (y, inside, want, clean)
+    cands = {c: [] for c in new_words}
+    for clip, r in zip(owners, requests):
+        if cut[r] is not None:
+            y, inside, want, clean = cut[r]
+            cands[clip].append(joins.Candidate(clip, r[0], r[1], y, rate, inside, want, clean))
+    for clip in new_words:
+        if not cands[clip]:
+            raise RuntimeError(f"{tag}: no sentence gives a cut for {clip!r}")
+        clean = [c for c in cands[clip] if c.clean]
+        if clean:
+            cands[clip] = clean
+        else:
+            c = cands[clip][0]
+            log(f"{tag}: {clip!r}: no clean cut; from {' '.join(c.text)!r} it holds {c.inside} (alone: {c.alone})")
+    # The targets: every date (the first 366 phrases), and every third value, spoken whole.
+    targets = said[:366] + said[366::3]
+    voice = espeak_engine.VOICES[tag] if engine == "espeak" else festival_voice(tag)
+    facts = whole_facts_cached(tag, engine, voice, [quality.respell(tag, list(t)) for t, _ in targets], rate, work)
+    junctions = []
+    for (text, ids), f in zip(targets, facts):
+        clips = cover_phrase(ids, available)
+        where = quality.word_index_of_clips(list(ids), clips)
+        if not any(c in cands for c in clips):
+            continue
+        for i in range(1, len(clips)):
+            if clips[i - 1] not in cands and clips[i] not in cands:
+                continue
+            for c in (clips[i - 1], clips[i]):
+                if c not in cands:
+                    cands[c] = [joins.Candidate(c, fixed_used[c][0], fixed_used[c][1], fixed[c], rate)]
+            k = where[i]
+            junctions.append((clips[i - 1], clips[i], f[k - 1] if k is not None else None, 1))
+    pick = joins.choose(cands, junctions, joins.OVERLAP_MS, log)
+    chosen = {c: cands[c][pick[c]] for c in new_words}
+    return ({c: k.x for c, k in chosen.items()}, {c: (k.text, k.span) for c, k in chosen.items()},
+            {c: (k.inside, k.alone) for c, k in chosen.items()})
+
+
 def whole_facts_cached(tag, engine, voice, texts, rate, work):
     """The facts at every word boundary of each text spoken whole, kept in the work directory
     (--keep-work) so that building again does not speak them again."""
@@ -372,6 +456,10 @@ def build(tag, out, rate, repo, binary, engine, work, log, model=None, from_cuts
         units = units_of(tag, got)
         if units:
             log(f"{tag}: {len(units)} multi-word units ({', '.join(' '.join(u) for u in units)})")
+        # The words only dates and values say, and their phrases (say --date, say --value).
+        dv_said, dv_words = lang_carriers.dates_and_values(binary, tag, phrasings, words, work, log,
+                                                           DATE_VARIANTS.get(tag, ()))
+        dv_words += date_value_units(tag, dv_said)
     audit = None
     overlap_ms = 0
     if engine == "piper":
@@ -387,6 +475,18 @@ def build(tag, out, rate, repo, binary, engine, work, log, model=None, from_cuts
         words += [" ".join(u) for u in units if " ".join(u) not in words]
         words += [u for u in added if u not in words]
         overlap_ms = joins.OVERLAP_MS
+        # The words of dates and values: those cuts.json names are cut from its sentences above;
+        # the others are chosen now, with the time's clips held as they are. They are levelled
+        # apart (below), so the time's clips are what they would be without them.
+        new_clips = {w: clips.pop(w) for w in dv_words if w in clips}
+        new_used = {w: used.pop(w) for w in new_clips}
+        new_audit = {w: audit.pop(w) for w in new_clips}
+        todo = [w for w in dv_words if w not in new_clips]
+        if todo:
+            x, u, a = date_value_clips(tag, engine, todo, dv_said, clips, used, rate, work, log)
+            new_clips.update(x)
+            new_used.update(u)
+            new_audit.update(a)
 
     clips, level = audio.level_pack(clips, rate)
     log(f"{tag}: every word at {level:.1f} dBFS active-speech level")
@@ -415,6 +515,12 @@ def build(tag, out, rate, repo, binary, engine, work, log, model=None, from_cuts
         if reduction > 0:
             limited[k] = reduction
     clips = levels.keep_words_together(clips, rate)
+    if engine != "piper" and new_clips:
+        clips.update(levels.bring_with(clips, new_clips, level, gain_db, rate))
+        used.update(new_used)
+        audit.update(new_audit)
+        words += [w for w in dv_words if w not in words]
+        log(f"{tag}: {len(new_clips)} words of dates and values at the pack's level")
     if limited:
         log(f"{tag}: peaks over {audio.PEAK_CAP_DBFS:g} dBFS limited in {len(limited)} clips "
             f"(at most {max(limited.values()):.1f} dB)")
@@ -537,7 +643,11 @@ def build(tag, out, rate, repo, binary, engine, work, log, model=None, from_cuts
         + (f" [{' '.join(audit[w][0])}]" if audit and audit[w][0] is not None else "")
         for w in words for (ws, i) in [used[w]])
     if audit and engine == "espeak":
-        clean = [w for w in words if espeak_engine.same_phonemes(tag, *audit[w])]
+        def context(w):
+            ws, i = used[w]
+            last = span(i)[1]
+            return ws[last], (ws[last + 1] if last + 1 < len(ws) else None)
+        clean = [w for w in words if espeak_engine.same_phonemes(tag, *audit[w], *context(w))]
         dirty = [w for w in words if w not in clean]
         allo = espeak_engine.ALLOPHONES.get(tag)
         audit_text = (
@@ -553,8 +663,13 @@ def build(tag, out, rate, repo, binary, engine, work, log, model=None, from_cuts
                 for w in dirty) + "." if dirty else "None is unclean.")
             + (" Allophones the language chooses by context count as the same phoneme: "
                + ", ".join(f"{k} = {v}" for k, v in allo.items())
-               + " (espeak-ng's names; Spanish /b d g/ are approximants after a vowel or /s/)."
+               + " (espeak-ng's names; Spanish /b d g/ are approximants after a vowel or /s/, /n/ velar"
+               " before a velar)."
                if allo else "")
+            + (" French \"six\", \"huit\" and \"dix\" (and the numbers ending in them) cut before a word"
+               " that starts with a consonant hold their form there, without the final consonant (\"six"
+               " degrés\" [si degʁe]): that counts as their own."
+               if tag == "fr" else "")
             + " The phonemes of each clip are in brackets after its sentence below.\n")
     else:
         audit_text = ""

@@ -117,3 +117,25 @@ def keep_words_together(clips, rate, rounds=3):
             clips[k], _ = audio.limit_peaks(clips[k] * 10 ** (want / 20), rate)
     return clips
 
+
+
+def bring_with(clips, new, level_db, gain_db, rate, rounds=3):
+    """Words added to a levelled pack (the words of dates and values) at its level, the pack's own
+    clips untouched: each at the common active-speech level `level_db` (audio.level_pack) and the
+    pack gain `gain_db` (even_out), peaks limited, then within CHECK_MARGIN_DB of the pack's
+    median word as `check` measures it (keep_words_together)."""
+    target = 10.0 ** (level_db / 20.0)
+    out = {}
+    for k, x in new.items():
+        y = x * (target / audio.active_rms(x, rate)) * 10.0 ** (gain_db / 20.0)
+        out[k], _ = audio.limit_peaks(y, rate)
+    mid = float(np.median([check_level(x, rate) for x in clips.values()]))
+    for _ in range(rounds):
+        off = {k: check_level(x, rate) - mid for k, x in out.items()}
+        off = {k: d for k, d in off.items() if abs(d) > CHECK_MARGIN_DB}
+        if not off:
+            break
+        for k, d in off.items():
+            want = -d + (CHECK_MARGIN_DB if d > 0 else -CHECK_MARGIN_DB) * 0.9
+            out[k], _ = audio.limit_peaks(out[k] * 10.0 ** (want / 20.0), rate)
+    return out
