@@ -293,14 +293,9 @@ _DV_NOTE = re.compile(r"cannot say \d+ of \d+ (?:dates of a leap year|values in 
                       r"missing words: (.*?)\. Add a clip")
 
 
-def dates_and_values(binary, tag, phrasings, words, work, log, variants=()):
-    """The phrases of dates and values and the words only they say: ([(display words, clip ids)]
-    of every date of the leap year 2024 and every value -99 ... 150 in each unit the language
-    says, [the words only they say, in the order `check` lists them]). The words come from
-    `check`'s notes on a stub pack of the time's `words`; the phrases from `say --dry-run` with a
-    stub pack holding them all. A date's comma is left out of its display words: the clock plays
-    a date's words with no pause, so its words are cut from sentences said without one."""
-    import datetime
+def date_value_words(binary, tag, phrasings, words, work, variants=()):
+    """The words only dates and values say in `tag` and its regional `variants` (those a pack of the
+    time's `words` lacks, in the order `check`'s notes list them), and the units values are said in."""
     stub = os.path.join(work, "stub-time")
     _stub(stub, tag, phrasings, words)
     new, units = [], []
@@ -313,15 +308,22 @@ def dates_and_values(binary, tag, phrasings, words, work, log, variants=()):
             for w in m.group(2).split(", "):
                 if w not in new and w not in words:
                     new.append(w)
-    if not new:
-        return [], []
+    return new, units
+
+
+def date_value_phrases(binary, tag, phrasings, words, new, units, work, log, variants=()):
+    """[(display words, clip ids)] of every date of the leap year 2024 and every value -99 ... 150
+    in each of `units`, in `tag` (its own dates first, then its values), then in each regional
+    variant (de-AT "Jänner", es-419 "primero de enero"), from `say --dry-run` with a stub pack that
+    holds the time's `words` and the `new` ones. A date's comma is left out of its display words:
+    the clock plays a date's words with no pause, so its words are cut from sentences said
+    without one."""
+    import datetime
     full = os.path.join(work, "stub-dates-values")
-    _stub(full, tag, phrasings, list(words) + new)
+    _stub(full, tag, phrasings, list(words) + list(new))
     first = datetime.date(2024, 1, 1)
     dates = [["--date", (first + datetime.timedelta(days=n)).isoformat()] for n in range(366)]
     values = [["--value", str(v), "--unit", u] for u in units for v in range(-99, 151)]
-    # The language's own dates first (date_value_clips counts on it), then its values, then each
-    # regional variant's dates and values (de-AT "Jänner", es-419 "primero de enero").
     asks = [(tag, a) for a in dates + values] + [(v, a) for v in variants for a in dates + values]
 
     def ask(job):
@@ -341,4 +343,4 @@ def dates_and_values(binary, tag, phrasings, words, work, log, variants=()):
         said = list(pool.map(ask, asks))
     log(f"{tag}: {len(new)} words only dates and values say, in {len(said)} phrases "
         f"(366 dates, values in {', '.join(units)}; {', '.join((tag,) + tuple(variants))})")
-    return said, new
+    return said

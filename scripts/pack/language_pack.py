@@ -92,13 +92,9 @@ def units_of(tag, got):
     return units
 
 
-def date_value_units(tag, said):
-    """Units the words of dates and values get: French "vingt et un" (the 21st, 21 degrees) keeps
-    its liaison /t/ [vɛ̃teœ̃] only said whole, as the time's "vingt et une" does (units_of)."""
-    if tag != "fr":
-        return []
-    unit = ("vingt", "et", "un")
-    return [" ".join(unit)] if any(tuple(ids[i:i + 3]) == unit for _, ids in said for i in range(len(ids) - 2)) else []
+# Units the words of dates and values get: French "vingt et un" (the 21st, 21 degrees) keeps its
+# liaison /t/ [vɛ̃teœ̃] only said whole, as the time's "vingt et une" does (units_of).
+DATE_VALUE_UNITS = {"fr": ["vingt et un"]}
 
 
 BUILD_PACKAGES = {
@@ -456,10 +452,12 @@ def build(tag, out, rate, repo, binary, engine, work, log, model=None, from_cuts
         units = units_of(tag, got)
         if units:
             log(f"{tag}: {len(units)} multi-word units ({', '.join(' '.join(u) for u in units)})")
-        # The words only dates and values say, and their phrases (say --date, say --value).
-        dv_said, dv_words = lang_carriers.dates_and_values(binary, tag, phrasings, words, work, log,
-                                                           DATE_VARIANTS.get(tag, ()))
-        dv_words += date_value_units(tag, dv_said)
+        # The words only dates and values say (say --date, say --value); their phrases are asked
+        # for below, when some of them are to be chosen.
+        time_words = list(words)
+        dv_words, dv_units = lang_carriers.date_value_words(binary, tag, phrasings, time_words, work,
+                                                            DATE_VARIANTS.get(tag, ()))
+        dv_words += DATE_VALUE_UNITS.get(tag, [])
     audit = None
     overlap_ms = 0
     if engine == "piper":
@@ -483,6 +481,9 @@ def build(tag, out, rate, repo, binary, engine, work, log, model=None, from_cuts
         new_audit = {w: audit.pop(w) for w in new_clips}
         todo = [w for w in dv_words if w not in new_clips]
         if todo:
+            plain = [w for w in dv_words if " " not in w]
+            dv_said = lang_carriers.date_value_phrases(binary, tag, phrasings, time_words, plain, dv_units, work, log,
+                                                       DATE_VARIANTS.get(tag, ()))
             x, u, a = date_value_clips(tag, engine, todo, dv_said, clips, used, rate, work, log)
             new_clips.update(x)
             new_used.update(u)
