@@ -17,10 +17,20 @@ public enum JSONTree {
         public let offset: Int
     }
 
+    /// Which value of a key an object holds when the key is written twice.
+    public enum DuplicateKeys: Sendable {
+        /// The last, as JSONSerialization.
+        case keepLast
+        /// The first, as FoundationEssentials' `JSONDecoder` (pack manifests keep what it read).
+        case keepFirst
+    }
+
     /// Parses one JSON value (any value at the top level, as with `.fragmentsAllowed`).
-    public static func parse(_ bytes: some Collection<UInt8>) throws(SyntaxError) -> Any {
+    public static func parse(
+        _ bytes: some Collection<UInt8>, duplicateKeys: DuplicateKeys = .keepLast
+    ) throws(SyntaxError) -> Any {
         let array = Array(bytes)
-        var parser = Parser(bytes: array)
+        var parser = Parser(bytes: array, keepFirst: duplicateKeys == .keepFirst)
         parser.skipSpace()
         let value = try parser.value(depth: 0)
         parser.skipSpace()
@@ -30,6 +40,7 @@ public enum JSONTree {
 
     private struct Parser {
         let bytes: [UInt8]
+        let keepFirst: Bool
         var at = 0
 
         func fail(_ what: String) -> SyntaxError {
@@ -91,7 +102,8 @@ public enum JSONTree {
                 guard at < bytes.count, bytes[at] == UInt8(ascii: ":") else { throw fail("Invalid value") }
                 at += 1
                 skipSpace()
-                result[key] = try value(depth: depth)
+                let item = try value(depth: depth)
+                if !keepFirst || result[key] == nil { result[key] = item }
                 skipSpace()
                 guard at < bytes.count else { throw fail("") }
                 if bytes[at] == UInt8(ascii: ",") {

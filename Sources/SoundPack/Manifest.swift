@@ -18,11 +18,11 @@ import TalkingClockCore
 ///   "clips": { "one": "voice/one.flac", "chime": "bells/bell-e3.flac" },
 ///   "bells": { "quarter": ["bell-gs4", "bell-fs4", "bell-e4", "bell-b3"], "hour": "bell-e3" } }
 /// ```
-public struct PackManifest: Hashable, Sendable, Decodable {
+public struct PackManifest: Hashable, Sendable {
     public static let fileName = "pack.json"
     public static let supportedFormat = 1
 
-    public struct Bells: Hashable, Sendable, Decodable {
+    public struct Bells: Hashable, Sendable {
         /// The four quarter bells, highest first (Westminster: G♯4 F♯4 E4 B3).
         public var quarter: [String]?
         /// The hour bell.
@@ -32,7 +32,7 @@ public struct PackManifest: Hashable, Sendable, Decodable {
     }
 
     /// `"chimes"`: the tempo of the built-in patterns and any pattern spelled out in full.
-    public struct Chimes: Hashable, Sendable, Decodable {
+    public struct Chimes: Hashable, Sendable {
         public var timing: ChimeTiming
         /// Patterns that replace the built-in ones, by chime style name.
         public var patterns: [String: ChimePattern]
@@ -40,14 +40,6 @@ public struct PackManifest: Hashable, Sendable, Decodable {
         public init(timing: ChimeTiming = ChimeTiming(), patterns: [String: ChimePattern] = [:]) {
             self.timing = timing
             self.patterns = patterns
-        }
-
-        enum CodingKeys: String, CodingKey { case patterns }
-
-        public init(from decoder: any Decoder) throws {
-            timing = try ChimeTiming(from: decoder)
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            patterns = try c.decodeIfPresent([String: ChimePattern].self, forKey: .patterns) ?? [:]
         }
     }
 
@@ -75,33 +67,10 @@ public struct PackManifest: Hashable, Sendable, Decodable {
     public var synthesis: SynthesisInfo?
 
     /// `"synthesis"`: an engine ("festival", "espeak-ng", "piper"), its voice and, for Piper, the model file.
-    public struct SynthesisInfo: Hashable, Sendable, Decodable {
+    public struct SynthesisInfo: Hashable, Sendable {
         public var engine: String
         public var voice: String?
         public var model: String?
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case format, name, description, license, spacing, clips, bells, chimes, language, phrasings, synthesis
-        case sampleRate = "sample_rate"
-        case channels
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        format = try c.decode(Int.self, forKey: .format)
-        name = try c.decode(String.self, forKey: .name)
-        description = try c.decodeIfPresent(String.self, forKey: .description)
-        license = try c.decodeIfPresent(String.self, forKey: .license)
-        spacing = try c.decodeIfPresent(Spacing.self, forKey: .spacing) ?? Spacing()
-        clips = try c.decode([String: String].self, forKey: .clips)
-        bells = try c.decodeIfPresent(Bells.self, forKey: .bells)
-        chimes = try c.decodeIfPresent(Chimes.self, forKey: .chimes) ?? Chimes()
-        sampleRate = try c.decodeIfPresent(Int.self, forKey: .sampleRate)
-        channels = try c.decodeIfPresent(Int.self, forKey: .channels)
-        language = try c.decodeIfPresent(String.self, forKey: .language) ?? SpokenLanguages.defaultTag
-        phrasings = try c.decodeIfPresent([String].self, forKey: .phrasings)?.map(Phrasing.init(rawValue:))
-        synthesis = try c.decodeIfPresent(SynthesisInfo.self, forKey: .synthesis)
     }
 
     /// Parses and validates manifest JSON. `path` only names the file in messages.
@@ -109,11 +78,16 @@ public struct PackManifest: Hashable, Sendable, Decodable {
     /// Strict like the config: a key this version does not know is an error with the closest
     /// known key, so a misspelt `"sampel_rate"` is not silently ignored.
     public static func parse(_ data: Data, path: String) throws(PackError) -> PackManifest {
-        let document: JSONValue
-        do { document = try JSONDecoder().decode(JSONValue.self, from: data) } catch {
+        try read(data, path: path).manifest
+    }
+
+    /// The manifest and the document it was read from (one parse of the bytes for both).
+    static func read(_ data: Data, path: String) throws(PackError) -> (manifest: PackManifest, document: [String: Any]) {
+        // A syntax error is described from the bytes as they are (a mark or UTF-16 at its place).
+        guard let text = utf8([UInt8](data)), let tree = try? JSONTree.parse(text, duplicateKeys: .keepFirst) else {
             throw PackError(.badManifest, "\(path) is not valid JSON (\(syntaxError(data))); check it with 'python3 -m json.tool \(path)'.")
         }
-        guard document.objectValue != nil else {
+        guard let document = tree as? [String: Any] else {
             throw PackError(.badManifest, "\(path) must hold one JSON object, { \"format\": 1, \"name\": …, \"clips\": { … } }; see the pack format in the README.")
         }
         if let unknown = ManifestKeys.firstUnknown(in: document, shape: ManifestKeys.manifest, at: "") {
@@ -125,25 +99,24 @@ public struct PackManifest: Hashable, Sendable, Decodable {
                     + unknown.known.joined(separator: ", ") + ".")
         }
         // Every number in a manifest is a whole one: say which is not, by its key (the decoder's
-        // own error for 1.5 names no key, and the message was the generic one).
+        // own error for 1.5 named no key, and the message was the generic one).
         if let (key, value) = ManifestKeys.firstFraction(in: document, at: "") {
             let unit = key.hasSuffix("_ms") ? " of milliseconds" : ""
             let shown = value.isFinite && abs(value) < 1e15 ? "\(value)" : "\(value) (too large)"
             throw PackError(.badManifest, "\(path): \"\(key)\" is \(shown); it must be a whole number\(unit).")
         }
         var manifest: PackManifest
-        do {
-            manifest = try JSONDecoder().decode(PackManifest.self, from: data)
-        } catch let DecodingError.keyNotFound(key, context) {
-            throw PackError(.badManifest, "\(path): the key \"\(describe(context.codingPath + [key]))\" is missing; see the pack format in the README.")
-        } catch let DecodingError.typeMismatch(type, context) {
-            throw PackError(.badManifest, "\(path): \"\(describe(context.codingPath))\" must be \(typeName(type)).")
-        } catch let DecodingError.dataCorrupted(context) where !context.codingPath.isEmpty {
-            throw PackError(.badManifest, "\(path): \"\(describe(context.codingPath))\": \(context.debugDescription).")
-        } catch let DecodingError.valueNotFound(type, context) {
-            throw PackError(.badManifest, "\(path): \"\(describe(context.codingPath))\" must be \(typeName(type)), not null.")
+        do throws(ManifestProblem) {
+            manifest = try PackManifest(document: document)
         } catch {
-            throw PackError(.badManifest, "\(path) could not be read as a pack manifest; see the pack format in the README.")
+            switch error {
+            case .missing(let key):
+                throw PackError(.badManifest, "\(path): the key \"\(key)\" is missing; see the pack format in the README.")
+            case .mismatch(let key, let expected, let isNull):
+                throw PackError(.badManifest, "\(path): \"\(key)\" must be \(expected.rawValue)\(isNull ? ", not null" : "").")
+            case .invalid(let key, let why):
+                throw PackError(.badManifest, "\(path): \"\(key)\": \(why).")
+            }
         }
         guard manifest.format == supportedFormat else {
             throw PackError(.badManifest, "\(path) has format \(manifest.format), but this talking-clock reads format \(supportedFormat); update talking-clock or regenerate the pack.")
@@ -195,7 +168,7 @@ public struct PackManifest: Hashable, Sendable, Decodable {
                 .badManifest,
                 "\(path): clip id \"\(id)\" is a unit with stray white space; write its words joined by single spaces, \"\(fixed)\".")
         }
-        return manifest
+        return (manifest, document)
     }
 
     /// Largest `pack.json` read: a real manifest is a few kB, and a pack directory whose
@@ -283,19 +256,6 @@ public struct PackManifest: Hashable, Sendable, Decodable {
         }
         return text
     }
-
-    private static func describe(_ path: [any CodingKey]) -> String {
-        path.map(\.stringValue).joined(separator: ".")
-    }
-
-    private static func typeName(_ type: Any.Type) -> String {
-        switch type {
-        case is Int.Type: "a whole number"
-        case is String.Type: "a string"
-        case is [String: String].Type: "an object of strings"
-        default: "a \(type)"
-        }
-    }
 }
 
 /// The keys `pack.json` may hold, object by object, in the order the README documents them.
@@ -338,32 +298,38 @@ enum ManifestKeys {
 
     /// The first number that is not a whole one (a fraction, or too large for an Int), with its
     /// key as written ("spacing.word_gap_ms", "chimes.patterns.hour.notes.0[1].at_ms").
-    static func firstFraction(in value: JSONValue, at path: String) -> (String, Double)? {
-        switch value {
-        case .double(let d): return (path, d)
-        case .object(let object):
+    static func firstFraction(in value: Any, at path: String) -> (String, Double)? {
+        // Almost every manifest has none: look without sorting keys or building paths first.
+        func any(_ value: Any) -> Bool {
+            if let d = value as? Double { return ManifestObject.wholeNumber(d) == nil }
+            if let object = value as? [String: Any] { return object.values.contains(where: any) }
+            if let items = value as? [Any] { return items.contains(where: any) }
+            return false
+        }
+        guard any(value) else { return nil }
+        if let d = value as? Double, ManifestObject.wholeNumber(d) == nil { return (path, d) }
+        if let object = value as? [String: Any] {
             for key in object.keys.sorted() {
                 if let found = firstFraction(in: object[key]!, at: path.isEmpty ? key : path + "." + key) { return found }
             }
-        case .array(let items):
+        } else if let items = value as? [Any] {
             for (i, item) in items.enumerated() {
                 if let found = firstFraction(in: item, at: path + "[\(i)]") { return found }
             }
-        default:
-            break
         }
         return nil
     }
 
     /// The first key (in document order of the shape, then by name) that `shape` does not allow:
     /// the key, the object it is in ("chimes", "chimes.patterns.hour.notes.0[1]"; "" at the top)
-    /// and the keys that object may hold. Values of another type are left to the decoder.
+    /// and the keys that object may hold. Values of another type are left to the typed reading
+    /// (`PackManifest(document:)`).
     static func firstUnknown(
-        in value: JSONValue, shape: Shape, at path: String
+        in value: Any, shape: Shape, at path: String
     ) -> (key: String, object: String, known: [String])? {
         func child(_ key: String) -> String { path.isEmpty ? key : path + "." + key }
         switch (shape, value) {
-        case (.object(let fields), .object(let object)):
+        case (.object(let fields), let object as [String: Any]):
             let known = fields.map(\.0)
             if let key = object.keys.sorted().first(where: { !known.contains($0) }) { return (key, path, known) }
             for (key, inner) in fields {
@@ -371,11 +337,13 @@ enum ManifestKeys {
                     return found
                 }
             }
-        case (.map(let inner), .object(let object)):
+        case (.map(.value), _):
+            break  // clip ids: any key, any value
+        case (.map(let inner), let object as [String: Any]):
             for key in object.keys.sorted() {
                 if let found = firstUnknown(in: object[key]!, shape: inner, at: child(key)) { return found }
             }
-        case (.array(let inner), .array(let items)):
+        case (.array(let inner), let items as [Any]):
             for (i, item) in items.enumerated() {
                 if let found = firstUnknown(in: item, shape: inner, at: path + "[\(i)]") { return found }
             }

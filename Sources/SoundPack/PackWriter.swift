@@ -1,4 +1,5 @@
 import FoundationEssentials
+import JSON
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -55,6 +56,32 @@ public indirect enum JSONValue: Hashable, Sendable, Codable {
         case .array(let a): try c.encode(a)
         case .object(let o): try c.encode(o)
         }
+    }
+
+    /// A value of a `JSONTree` parse, as `init(from:)` reads the same JSON: a whole number
+    /// (`15`, and `15.0` or `1.5e1`) is `.int`.
+    public init(tree: Any) {
+        switch tree {
+        case let b as Bool: self = .bool(b)
+        case let s as String: self = .string(s)
+        case let o as [String: Any]: self = .object(o.mapValues(JSONValue.init(tree:)))
+        case let a as [Any]: self = .array(a.map(JSONValue.init(tree:)))
+        default:
+            if let i = ManifestObject.wholeNumber(tree) {
+                self = .int(i)
+            } else if let d = tree as? Double {
+                self = .double(d)
+            } else {
+                self = .null
+            }
+        }
+    }
+
+    /// A JSON document read as `PackManifest.parse` reads one (no `JSONDecoder`); nil if it is not JSON.
+    public init?(parsing data: Data) {
+        guard let text = PackManifest.utf8([UInt8](data)), let tree = try? JSONTree.parse(text, duplicateKeys: .keepFirst)
+        else { return nil }
+        self.init(tree: tree)
     }
 
     public subscript(key: String) -> JSONValue? {
@@ -135,10 +162,7 @@ public struct PackWriter: Sendable {
     /// The manifest as it is on disk, nil if there is none yet.
     public func readManifest() throws(PackError) -> JSONValue? {
         guard let data = FileManager.default.contents(atPath: manifestURL.path) else { return nil }
-        _ = try PackManifest.parse(data, path: manifestURL.path)
-        do { return try JSONDecoder().decode(JSONValue.self, from: data) } catch {
-            throw PackError(.badManifest, "\(manifestURL.path) is not valid JSON; fix it or move it away.")
-        }
+        return JSONValue(tree: try PackManifest.read(data, path: manifestURL.path).document)
     }
 
     /// Key order for pack.json: the manifest's own fields first, clip ids in spoken order.

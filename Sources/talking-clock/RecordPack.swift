@@ -468,7 +468,7 @@ struct Session {
         guard case .success(let url) = PackLocator.locate("default"),
             url.standardizedFileURL.path != writer.directory.path,
             let data = FileManager.default.contents(atPath: url.appendingPathComponent(PackManifest.fileName).path),
-            let document = try? JSONDecoder().decode(JSONValue.self, from: data)
+            let document = JSONValue(parsing: data)
         else { return nil }
         return (url.standardizedFileURL, document)
     }

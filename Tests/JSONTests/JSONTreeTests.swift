@@ -61,6 +61,20 @@ final class JSONTreeTests: XCTestCase {
         XCTAssertThrowsError(try JSONTree.parse(Array(repeating: UInt8(ascii: "["), count: 600)))
     }
 
+    /// A key written twice: JSONSerialization keeps the last value, FoundationEssentials'
+    /// JSONDecoder the first (pack manifests keep reading as they did with it).
+    func testADuplicateKeyKeepsTheLastOrOnRequestTheFirst() throws {
+        let text = #"{"a": 1, "b": {"c": "x", "c": "y"}, "a": 2}"#
+        let last = try XCTUnwrap(try JSONTree.parse(Data(text.utf8)) as? [String: Any])
+        XCTAssertEqual(last["a"] as? Int, 2)
+        XCTAssertEqual((last["b"] as? [String: Any])?["c"] as? String, "y")
+        let first = try XCTUnwrap(try JSONTree.parse(Data(text.utf8), duplicateKeys: .keepFirst) as? [String: Any])
+        XCTAssertEqual(first["a"] as? Int, 1)
+        XCTAssertEqual((first["b"] as? [String: Any])?["c"] as? String, "x")
+        let theirs = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        XCTAssertEqual(normalize(theirs), normalize(last))
+    }
+
     /// A comparable form: numbers and booleans as Double (JSONSerialization gives NSNumber for
     /// both), null as a marker, keys sorted.
     private func normalize(_ value: Any) -> String {
