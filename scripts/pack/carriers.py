@@ -113,12 +113,15 @@ def carrier_phrases():
     for o in ORDINALS:
         month = "March" if o[0] in "aeiou" or o.startswith("n") else "June"
         c.append(f"Saturday {month} {{{o}={o}}}.")
-    # Values 60-99 from the minutes' own position (20-59 are the minutes' clips: "twenty-one
-    # degrees" and "twenty-one P.M." share "twenty-one"), the units after a number, "minus"
-    # first.
-    for v in VALUE_ONLY:
-        h = _minute_context_hour(v)
-        c.append(f"It's {h} {{{v}={v}}} P.M.")
+    return c + _value_carriers()
+
+
+def _value_carriers():
+    """Values 60-99 from the minutes' own position (20-59 are the minutes' clips: "twenty-one
+    degrees" and "twenty-one P.M." share "twenty-one"), the units after a number ending in a stop
+    (after "one" the clip began with its /n/: "sixty [n]degrees" was heard "sixteen degrees"),
+    "minus" first."""
+    c = [f"It's {_minute_context_hour(v)} {{{v}={v}}} P.M." for v in VALUE_ONLY]
     c.append("It's eight {degrees=degrees}.")
     c.append("It's eight {degree=degree}.")
     c.append("It's sixty-five {percent=percent}.")
@@ -188,12 +191,4 @@ def en_gb_date_value_carriers():
     c.append("Saturday the tenth {of=of} June.")
     for m in MONTHS:
         c.append(f"Saturday the tenth of {{{m}={m.capitalize()}}}.")
-    for v in VALUE_ONLY:
-        h = _minute_context_hour(v)
-        c.append(f"It's {h} {{{v}={v}}} P.M.")
-    c.append("It's eight {degrees=degrees}.")
-    c.append("It's eight {degree=degree}.")
-    c.append("It's sixty-five {percent=percent}.")
-    c.append("{minus=Minus} five degrees.")
-    c.append("One hundred {and=and} five degrees.")
-    return c
+    return c + _value_carriers() + ["One hundred {and=and} five degrees."]

@@ -213,6 +213,28 @@ def engine_candidates(tag, engine, requests, rate, work, log, respelled=False):
     return out
 
 
+def finished_cuts(tag, engine, requests, rate, work, log):
+    """{request: (samples, phonemes in the cut, phonemes alone, clean) or None} for each request
+    (display words, (first, last)): the engine's cut, finished (joins.finish); clean when the cut
+    holds the word's own phonemes in its place (espeak_engine.same_phonemes, told the word and
+    the one after it)."""
+    out = {}
+    for r, got in zip(requests, engine_candidates(tag, engine, requests, rate, work, log)):
+        out[r] = None
+        if got is None:
+            continue
+        x, at_start, at_end, inside, want = got
+        try:
+            y = joins.finish(x, rate, at_start, at_end)
+        except ValueError:
+            continue
+        text, (first, last) = r
+        after = text[last + 1] if last + 1 < len(text) else None
+        clean = inside is None or want is None or espeak_engine.same_phonemes(tag, inside, want, text[last], after)
+        out[r] = (y, inside, want, clean)
+    return out
+
+
 # The joins are chosen on every minute of the day: a clip meets every word it can meet.
 JOIN_STEP_MIN = 1
 
@@ -258,17 +280,7 @@ def chosen_clips(tag, engine, phrasings, words, minutes, units, lead_in_phrases,
                 owners.append(clip)
         todo = sorted({r for r in requests if r not in cache})
         log(f"{tag}: {len(requests)} candidate cuts for {len(available)} clips ({len(todo)} new)")
-        for r, cut in zip(todo, engine_candidates(tag, engine, todo, rate, work, log)):
-            cache[r] = None
-            if cut is None:
-                continue
-            x, at_start, at_end, inside, want = cut
-            try:
-                y = joins.finish(x, rate, at_start, at_end)
-            except ValueError:
-                continue
-            clean = inside is None or want is None or espeak_engine.same_phonemes(tag, inside, want)
-            cache[r] = (y, inside, want, clean)
+        cache.update(finished_cuts(tag, engine, todo, rate, work, log))
         available = base | set(added)
         cands = {c: [] for c in available}
         for clip, (text, span) in zip(owners, requests):
@@ -332,20 +344,7 @@ def date_value_clips(tag, engine, new_words, said, fixed, fixed_used, rate, work
             owners.append(clip)
     todo = sorted(set(requests))
     log(f"{tag}: {len(todo)} candidate cuts for {len(new_words)} words of dates and values")
-    cut = {}
-    for r, got in zip(todo, engine_candidates(tag, engine, todo, rate, work, log)):
-        cut[r] = None
-        if got is None:
-            continue
-        x, at_start, at_end, inside, want = got
-        try:
-            y = joins.finish(x, rate, at_start, at_end)
-        except ValueError:
-            continue
-        text, (first, last) = r
-        after = text[last + 1] if last + 1 < len(text) else None
-        clean = inside is None or want is None or espeak_engine.same_phonemes(tag, inside, want, text[last], after)
-        cut[r] = (y, inside, want, clean)
+    cut = finished_cuts(tag, engine, todo, rate, work, log)
     cands = {c: [] for c in new_words}
     for clip, r in zip(owners, requests):
         if cut[r] is not None:

@@ -106,9 +106,15 @@ def keep_words_together(clips, rate, rounds=3):
     """After the peak limiter: a clip the limiter took down on top of a negative gain of its own
     can end up more than `check`'s 1.5 dB from the median word; bring every clip to within
     CHECK_MARGIN_DB of the median active-speech level (limiting again where that lifts a peak)."""
+    return _within_margin(clips, rate, rounds, lambda level: float(np.median(list(level.values()))))
+
+
+def _within_margin(clips, rate, rounds, median_of):
+    """Brings each of `clips` to within CHECK_MARGIN_DB of the median level `median_of` gives for
+    their levels this round (`check`'s active-speech level), limiting peaks again; in place."""
     for _ in range(rounds):
         level = {k: check_level(x, rate) for k, x in clips.items()}
-        mid = float(np.median(list(level.values())))
+        mid = median_of(level)
         off = {k: v - mid for k, v in level.items() if abs(v - mid) > CHECK_MARGIN_DB}
         if not off:
             break
@@ -130,12 +136,4 @@ def bring_with(clips, new, level_db, gain_db, rate, rounds=3):
         y = x * (target / audio.active_rms(x, rate)) * 10.0 ** (gain_db / 20.0)
         out[k], _ = audio.limit_peaks(y, rate)
     mid = float(np.median([check_level(x, rate) for x in clips.values()]))
-    for _ in range(rounds):
-        off = {k: check_level(x, rate) - mid for k, x in out.items()}
-        off = {k: d for k, d in off.items() if abs(d) > CHECK_MARGIN_DB}
-        if not off:
-            break
-        for k, d in off.items():
-            want = -d + (CHECK_MARGIN_DB if d > 0 else -CHECK_MARGIN_DB) * 0.9
-            out[k], _ = audio.limit_peaks(out[k] * 10.0 ** (want / 20.0), rate)
-    return out
+    return _within_margin(out, rate, rounds, lambda _: mid)
