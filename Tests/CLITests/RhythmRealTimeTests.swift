@@ -42,9 +42,10 @@ final class RhythmRealTimeTests: XCTestCase {
         if let dir { try? FileManager.default.removeItem(at: dir) }
     }
 
-    func run(_ toml: String, _ clock: ShiftedClock, until logged: String) throws -> (DaemonProcess, URL) {
+    func run(_ toml: String, _ clock: ShiftedClock, until logged: String, pack: URL? = nil) throws -> (DaemonProcess, URL) {
         let config = dir.appendingPathComponent("config.toml")
-        try ("pack = \"\(dir.appendingPathComponent("pack").path)\"\nchime = \"none\"\n" + toml).write(
+        let packPath = (pack ?? dir.appendingPathComponent("pack")).path
+        try ("pack = \"\(packPath)\"\nchime = \"none\"\n" + toml).write(
             to: config, atomically: true, encoding: .utf8)
         let capture = try AudioHarness.startCapture(to: dir.appendingPathComponent("cap-\(UUID().uuidString.prefix(6)).wav"), environment: env)
         defer { capture.stop() }
@@ -84,6 +85,37 @@ final class RhythmRealTimeTests: XCTestCase {
         print("rhythm-rt: longest gap from the time to the reminder's end \(longest) ms")
         let span = (segments.last?["end_time"] as? Double ?? 0) - clock.realInstant
         XCTAssertGreaterThan(span, 0.6 + 0.5, "the time (0.6 s) and then the words were heard: \(segments)")
+    }
+
+    /// `date = "first"` with the shipped default pack: the first announcement of the day says the
+    /// date after the time, from the pack's own date words, which the daemon keeps decoded because
+    /// its config says dates (it drops them otherwise); the time lands on its instant and the date
+    /// is heard after it (the time alone renders 1.27 s, with the date 3.06 s).
+    func testTheShippedPackSaysTheDateWithTheFirstAnnouncement() throws {
+        let quarterPast = Self.fivePast + 600  // 2026-07-01T10:15:00Z, a Wednesday
+        let clock = ShiftedClock(boundary: quarterPast, secondsAhead: 5)
+        let (d, capture) = try run(
+            "date = \"first\"\n", clock, until: "<6>spoke boundary=2026-07-01T10:15:00+00:00",
+            pack: BinaryRunner.packageRoot.appendingPathComponent("Sounds/default"))
+        XCTAssertTrue(d.log.contains(#"text="ten fifteen AM. Wednesday, July first""#), d.log)
+        // The pack's "ten" rises out of its fade-in: its first sample the analyzer counts as sound
+        // (-60 dBFS) is 1.7 ms into the clip. That lead, read from the same announcement written to
+        // a file, is where the sound is due.
+        let render = dir.appendingPathComponent("render.wav")
+        let said = try BinaryRunner.run(
+            ["say", "--at", "10:15", "--date", "2026-07-01", "--chime", "none", "--tz", "UTC", "--pack",
+             BinaryRunner.packageRoot.appendingPathComponent("Sounds/default").path, "--output", render.path], environment: env)
+        XCTAssertEqual(said.status, 0, said.stderr)
+        let lead = try XCTUnwrap(try AudioHarness.analyze("onset", render)["offset_ms"] as? Double)
+        let onset = try AudioHarness.analyze("onset", capture, ["--at", "\(clock.realInstant)"])
+        let error = try XCTUnwrap(onset["error_ms"] as? Double, "\(onset)") - lead
+        XCTAssertLessThan(abs(error), 1.0, "onset \(error) ms from 10:15 (the clip's own lead of \(lead) ms taken off)")
+        let gaps = try AudioHarness.analyze("gaps", capture, ["--min-gap-ms", "10"])
+        let segments = try XCTUnwrap(gaps["segments"] as? [[String: Any]], "\(gaps)")
+        let span = (segments.last?["end_time"] as? Double ?? 0) - clock.realInstant
+        XCTAssertGreaterThan(span, 2.8, "the time and then the date were heard: \(segments)")
+        XCTAssertLessThan(span, 3.5, "nothing after the date: \(segments)")
+        print("rhythm-rt: 10:15 with the date: onset \(error) ms, heard for \(span) s")
     }
 
     /// A reminder alone at a minute that is no boundary: its words (rendered by espeak-ng at
