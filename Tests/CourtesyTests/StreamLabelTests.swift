@@ -74,13 +74,16 @@ final class StreamLabelTests: XCTestCase {
 
     /// Plays a 10 s announcement on the private server's "pulse" device on a thread of its own;
     /// returns once the server lists the stream playing.
-    private func startAnnouncement(_ server: String) throws -> (Job, DispatchSemaphore, Results) {
+    /// Starts a 10 s announcement on a player thread; `finished` is left when that thread returns
+    /// (a group, so that both a test and its clean-up can wait for it). Close the sink only after.
+    private func startAnnouncement(_ server: String) throws -> (Job, DispatchGroup, Results) {
         let format = StreamFormat(sampleRate: 48000, channels: 2)
         let item = TimelineItem(clip: "long", start: 0, frames: 480_000, role: .voice)
         let timeline = Timeline(items: [item], anchorFrame: 0, format: format)
         let pcm = (0..<(480_000 * 2)).map { Int16(truncatingIfNeeded: ($0 / 2 % 100) * 100) }
         let sink = try ALSASink(device: "pulse", format: format)
-        let finished = DispatchSemaphore(value: 0)
+        let finished = DispatchGroup()
+        finished.enter()
         let results = Results()
         let session = PlaybackSession(sink: sink, timeline: timeline, pcm: pcm, clock: WallClock.now) { _, result in
             results.set(result, at: WallClock.now())
@@ -89,7 +92,7 @@ final class StreamLabelTests: XCTestCase {
         let job = Job(session: session, sink: sink)
         Thread {
             PlaybackRunner.run(job.session, sink: job.sink)
-            finished.signal()
+            finished.leave()
         }.start()
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline, (try ownStream(server)).map({ $0.corked }) != false { usleep(10_000) }
@@ -107,7 +110,10 @@ final class StreamLabelTests: XCTestCase {
         let server = pulse.environment["PULSE_SERVER"]!
         try withLabel(role: nil, pulse: pulse) {
             let (job, finished, results) = try startAnnouncement(server)
-            defer { job.sink.close() }
+            defer {
+                job.session.cancel()
+                if finished.wait(timeout: .now() + 10) == .success { job.sink.close() }
+            }
             usleep(300_000)
             let suspended = try CourtesyEdgeTests.run(
                 "/usr/bin/pactl", ["--server=\(server)", "suspend-sink", "tc_null", "1"], environment: [:])
@@ -134,10 +140,15 @@ final class StreamLabelTests: XCTestCase {
         let loaded = try CourtesyEdgeTests.run("/usr/bin/pactl", ["--server=\(server)", "load-module", "module-role-cork"], environment: [:])
         XCTAssertEqual(loaded.status, 0, loaded.stderr)
         try withLabel(role: "music", pulse: pulse) {
-            let (job, _, _) = try startAnnouncement(server)
+            let (job, finished, _) = try startAnnouncement(server)
             defer {
+                // The player thread writes to the sink until it sees the cancel: the sink is closed
+                // only once it has returned (closing it under a write crashed the test process once,
+                // in a clean-clone run on 2026-11-28: signal 11 on the player thread).
                 job.session.cancel()
-                job.sink.close()
+                let stopped = finished.wait(timeout: .now() + 10)
+                XCTAssertEqual(stopped, .success, "the player stops when its session is cancelled")
+                if stopped == .success { job.sink.close() }
             }
             XCTAssertEqual(try muted(server), false)
             let call = Process()
