@@ -152,8 +152,9 @@ final class LinuxPorts: EnginePorts {
         // Reminders' words and recordings, and a `speak`'s words, beside the pack's clips.
         var extra = settings.reminders.audio
         for (clip, audio) in spoken { extra[clip] = audio }
-        // A word the pack left undecoded (a date's on demand) is decoded here, on the loop, for
-        // this announcement only: the device thread reads the pack's cache and never writes it.
+        // The config decides which words were dropped at load, so no announcement should need one;
+        // if one does, it is decoded here on the loop for this announcement only, because the
+        // device thread reads the pack's cache and must never write it.
         for item in request.planned.timeline.items where extra[item.clip] == nil && !settings.pack.isDecoded(item.clip) {
             if let audio = try? settings.pack.audioUncached(item.clip) { extra[item.clip] = audio }
         }

@@ -128,8 +128,7 @@ extension ClockDaemon {
             try pack.requireLanguage(config.language)
             // Decode everything now: nothing is decoded on the boundary, and a damaged clip is
             // found at start or reload, not when it should be heard. The words of dates and values
-            // the config never says at an instant are checked and dropped (94 clips, 2.6 MB of the
-            // default pack): an on-demand `say --date` decodes them for that announcement.
+            // the config never says are checked and dropped (94 clips, 2.6 MB of the default pack).
             let onDemand = config.wordsSaidOnlyOnDemand
             try pack.preload(keeping: { !onDemand.contains($0) })
             _ = try pack.chimePattern(for: config.chime)

@@ -145,8 +145,8 @@ public final class SoundPack {
         return converted
     }
 
-    /// The decoded clip, from the cache if it is there, else decoded now and not kept: the daemon
-    /// takes a word `preload(keeping:)` left out this way for one announcement (a `say --date`).
+    /// The decoded clip, from the cache if it is there, else decoded now and not kept: how the
+    /// daemon would take a word `preload(keeping:)` left out, for one announcement.
     public func audioUncached(_ clip: String) throws(PackError) -> ClipAudio {
         if let cached = cache[clip] { return cached }
         let file = try path(of: clip)

@@ -434,29 +434,27 @@ enum TOMLQuote {
 }
 
 extension Config {
-    /// Whether the clock says dates at its instants: `date = "first"`, or `{date}` in a reminder.
-    public var saysDates: Bool {
-        date == .first
-            || reminders.contains { r in
-                if case .text(let t) = r.content { return t.usesDate }
-                return false
-            }
+    /// The reminders whose words use `placeholder` (`\.usesDate`, `\.usesValue`), in order.
+    func textReminders(using placeholder: KeyPath<ReminderTemplate, Bool>) -> [Reminder] {
+        reminders.filter { r in
+            if case .text(let t) = r.content { return t[keyPath: placeholder] }
+            return false
+        }
     }
+
+    /// Whether the clock says dates at its instants: `date = "first"`, or `{date}` in a reminder.
+    public var saysDates: Bool { date == .first || !textReminders(using: \.usesDate).isEmpty }
 
     /// The unit of the values the clock says at its instants (`{value}` in a reminder, read as
     /// `[value]` says), or nil when it says none.
     public var unitOfValuesSaid: ValueUnit? {
-        guard let value else { return nil }
-        let said = reminders.contains { r in
-            if case .text(let t) = r.content { return t.usesValue }
-            return false
-        }
-        return said ? value.unit : nil
+        guard let value, !textReminders(using: \.usesValue).isEmpty else { return nil }
+        return value.unit
     }
 
     /// The pack words the clock never says at an instant with this config: the words only dates
-    /// and values say, unless it says dates or values in that unit. The daemon decodes them when
-    /// an announcement asks for them (`say --date` through the daemon) instead of keeping them.
+    /// and values say, unless it says dates or values in that unit. The daemon checks them at load
+    /// and does not keep them decoded (`SoundPack.preload(keeping:)`).
     public var wordsSaidOnlyOnDemand: Set<String> {
         let language = announcementStyle.phrase.language
         var needed = Set(
@@ -480,10 +478,7 @@ extension Config {
         let language = announcementStyle.phrase.language
         let dateUsers =
             (date == .first ? ["date = \"first\""] : [])
-            + reminders.compactMap { r in
-                if case .text(let t) = r.content, t.usesDate { return "{date} in the reminder at \(r.origin)" }
-                return nil
-            }
+            + textReminders(using: \.usesDate).map { "{date} in the reminder at \($0.origin)" }
         if !dateUsers.isEmpty {
             let coverage = Vocabulary.dateCoverage(available: available, language: language)
             if !coverage.isComplete {
@@ -495,10 +490,7 @@ extension Config {
             }
         }
         if let value {
-            let users = reminders.filter { r in
-                if case .text(let t) = r.content { return t.usesValue }
-                return false
-            }
+            let users = textReminders(using: \.usesValue)
             if !users.isEmpty {
                 let coverage = Vocabulary.valueCoverage(available: available, language: language, unit: value.unit)
                 if !coverage.isComplete {
