@@ -63,7 +63,13 @@ final class DeviceThread {
         case idle
         /// A device call that had run longer than the hang limit returned.
         case answersAgain
+        /// How the thread is scheduled, once, as it starts.
+        case scheduling(Threads.Scheduling)
     }
+
+    /// The device thread's real-time priority: under PulseAudio's default (5), so it never
+    /// preempts the sound server it feeds, above every normal thread.
+    static let realtimePriority: Int32 = 4
 
     /// A device call the thread is inside, and since when (monotonic seconds).
     struct InCall: Sendable {
@@ -156,6 +162,7 @@ private final class Worker: @unchecked Sendable {
     }
 
     func run() {
+        poster.post(.scheduling(Threads.makeCurrentRealtime(priority: DeviceThread.realtimePriority)))
         while !quitting {
             for command in next() { handle(command) }
         }

@@ -362,6 +362,15 @@ final class LinuxPorts: EnginePorts {
             logger.notice("device hint", metadata: ["hint": ClockDaemon.deviceWarning(name, failure)])
         case .answersAgain:
             logger.notice("sound device answers again", metadata: ["device": "\(settings.config.device)"])
+        case .scheduling(.realtime(let priority)):
+            logger.info("device thread scheduling", metadata: ["policy": "SCHED_FIFO", "priority": "\(priority)"])
+        case .scheduling(.normal(let reason)):
+            logger.info(
+                "device thread scheduling",
+                metadata: [
+                    "policy": "normal", "reason": "\(reason)",
+                    "hint": "real-time priority keeps the onset exact on a busy machine; allow it with an rtprio limit of at least \(DeviceThread.realtimePriority) (a line in /etc/security/limits.d/, or LimitRTPRIO= on a system unit)",
+                ])
         }
     }
 

@@ -23,6 +23,34 @@ public enum Threads {
     }
 }
 
+extension Threads {
+    /// The calling thread's scheduling, as `makeCurrentRealtime` left it.
+    public enum Scheduling: Sendable, Equatable {
+        /// SCHED_FIFO at this priority.
+        case realtime(Int32)
+        /// Still SCHED_OTHER: the system refused (the errno's text).
+        case normal(String)
+    }
+
+    /// Asks for real-time scheduling (SCHED_FIFO at `priority`) for the calling thread, the way
+    /// PulseAudio's and MPD's output threads do, so that a busy machine cannot delay the few
+    /// microseconds in which a device thread reads the clock and the device's delay together.
+    /// Threads it starts inherit it (the ALSA pulse plugin's and libpulse's own, which carry the
+    /// samples to the sound server), so it is for threads that start no programs. Allowed for root, with
+    /// CAP_SYS_NICE, or under an RLIMIT_RTPRIO of at least `priority` (systemd's LimitRTPRIO=,
+    /// /etc/security/limits.conf's rtprio); otherwise the thread stays as it was.
+    /// `sched_setscheduler(0, …)` applies to the calling thread on Linux.
+    public static func makeCurrentRealtime(priority: Int32) -> Scheduling {
+        var parameter = sched_param()
+        parameter.sched_priority = priority
+        // sched_setscheduler
+        if sched_setscheduler(0, SCHED_FIFO, &parameter) == 0 {
+            return .realtime(priority)
+        }
+        return .normal(String(cString: strerror(errno)))
+    }
+}
+
 private final class ThreadBody {
     let body: @Sendable () -> Void
     init(_ body: @escaping @Sendable () -> Void) { self.body = body }

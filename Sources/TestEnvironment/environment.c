@@ -74,6 +74,9 @@ static void make(const char *name, const char *variable, mode_t mode) {
 static int wants_package_check(void) {
     const char *off = getenv("TALKING_CLOCK_PACKAGE_TEST");
     if (off != NULL && strcmp(off, "0") == 0) return 0;
+    // Already started by whoever runs this process (scripts/test starts it once for all the
+    // classes it runs side by side); the test waits for that one.
+    if (getenv("TALKING_CLOCK_PACKAGE_CHECK") != NULL) return 0;
     if (geteuid() != 0) return 0;
     if (access("/usr/sbin/debootstrap", X_OK) != 0 && access("/usr/bin/debootstrap", X_OK) != 0) return 0;
     // The test binary's arguments: none (everything runs) or one naming DebianPackageTests.
