@@ -18,6 +18,7 @@ let size: [SwiftSetting] = [.unsafeFlags(["-Osize", "-Xfrontend", "-function-sec
 // proxy, pocketsphinx…) 96 s instead of 184: 36 s less in all (docs/testing.md). No code in
 // Sources relies on assert(), so nothing checked is lost; preconditions stay.
 let audio: [SwiftSetting] = size + [.unsafeFlags(["-O"], .when(configuration: .debug))]
+let fast: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
 // The executable links with lld (from the Swift toolchain): packed relative relocations (RELR: the
 // relocation table shrinks from 1 MB to 8 kB, and so does the loader's work at start) and no
 // dynamic export of every public symbol (the Swift static-stdlib link asks for -export-dynamic,
@@ -61,8 +62,8 @@ let package = Package(
 
         // General-purpose, no clock in them: a TOML 1.0 parser with line and column in every error,
         // and JSON (a checking parser for files people edit, and the one encoding of reports).
-        .target(name: "TOML", swiftSettings: size),
-        .target(name: "JSON", swiftSettings: size),
+        .target(name: "TOML", swiftSettings: audio),
+        .target(name: "JSON", swiftSettings: audio),
         // Pure: time, phrases, schedule, timelines, config and protocol parsing. Foundation only;
         // the words of a time come from PhraseGrammar (data, no I/O), calendar arithmetic from
         // TimeZoneRules.
@@ -147,9 +148,10 @@ let package = Package(
         .target(name: "TestEnvironment"),
         .target(
             name: "TestSupport",
-            dependencies: ["TalkingClockCore", "ClockEngine", "ConfigFiles", "TimeZoneRules", "Playback", "SoundPack", "TestEnvironment"]),
+            dependencies: ["TalkingClockCore", "ClockEngine", "ConfigFiles", "TimeZoneRules", "Playback", "SoundPack", "TestEnvironment"],
+            swiftSettings: fast),
 
-        .testTarget(name: "TalkingClockCoreTests", dependencies: ["TalkingClockCore", "JSON", "TestSupport"]),
+        .testTarget(name: "TalkingClockCoreTests", dependencies: ["TalkingClockCore", "JSON", "TestSupport"], swiftSettings: fast),
         .testTarget(name: "TimeZoneRulesTests", dependencies: ["TimeZoneRules"]),
         .testTarget(name: "TOMLTests", dependencies: ["TOML"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
@@ -161,7 +163,7 @@ let package = Package(
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "EventLoop", "TestSupport"]),
         .testTarget(name: "EventLoopTests", dependencies: ["EventLoop"]),
         .testTarget(name: "SnapcastOutputTests", dependencies: ["SnapcastOutput", "Outputs", "Playback", "SoundPack", "TestSupport"]),
-        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "Synthesis", "ConfigFiles", "ClockEngine", "EventLoop", "Playback", "TestSupport"]),
+        .testTarget(name: "DaemonTests", dependencies: ["Daemon", "Synthesis", "ConfigFiles", "ClockEngine", "EventLoop", "Playback", "TestSupport"], swiftSettings: fast),
         .testTarget(name: "ClockEngineTests", dependencies: ["ClockEngine", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["SoundPack", "TestSupport"]),
         .testTarget(name: "SoundServerTests", dependencies: ["SoundServer", "TestSupport"]),
