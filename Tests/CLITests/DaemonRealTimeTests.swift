@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import TalkingClockCore
 import TestSupport
 import XCTest
@@ -43,6 +44,14 @@ final class DaemonRealTimeTests: XCTestCase {
         XCTAssertTrue(spoke, d.log)
         XCTAssertEqual(status, 0, d.log)
         XCTAssertTrue(d.log.contains(#"text="twelve forty-five PM""#), d.log)
+        // The device thread's scheduling, said once: real-time where the system allows it (root here).
+        let scheduling = d.log.split(separator: "\n").filter { $0.contains("device thread scheduling") }
+        XCTAssertEqual(scheduling.count, 1, d.log)
+        if geteuid() == 0 {
+            XCTAssertTrue(scheduling.first?.hasSuffix("policy=SCHED_FIFO priority=4") ?? false, d.log)
+        } else {
+            XCTAssertTrue(scheduling.first?.contains("policy=normal reason=") ?? false, d.log)
+        }
         let onset = try AudioHarness.analyze("onset", capture.output, ["--at", "\(clock.realInstant)"])
         let error = try XCTUnwrap(onset["error_ms"] as? Double, "\(onset)")
         XCTAssertLessThan(abs(error), 5.0, "onset \(error) ms from the boundary")
