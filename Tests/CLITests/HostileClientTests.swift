@@ -245,7 +245,13 @@ final class HostileClientTests: XCTestCase {
         let deadline = stalledAt.addingTimeInterval(20)
         while d.openDescriptors > fd0 + 8 && Date() < deadline { usleep(50_000) }
         XCTAssertLessThanOrEqual(d.openDescriptors, fd0 + 8, "stalled clients dropped")
+        // The count above can reach fd0 + 8 while the last few stalled clients are still being
+        // dropped (the device's descriptors closed first), so each one waits for its own end of
+        // stream, within the same deadline.
         for fd in stallers {
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let left = max(0, Int32(deadline.timeIntervalSinceNow * 1000))
+            _ = poll(&pfd, 1, left)
             var byte: UInt8 = 0
             XCTAssertEqual(recv(fd, &byte, 1, Int32(MSG_DONTWAIT)), 0, "the daemon hung up on a stalled client")
             close(fd)
